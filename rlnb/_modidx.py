@@ -138,4 +138,8 @@ d = { 'settings': { 'branch': 'main',
                            'rlnb.loop.remove_cbs': ('loop.html#remove_cbs', 'rlnb/loop.py'),
                            'rlnb.loop.show': ('loop.html#show', 'rlnb/loop.py'),
                            'rlnb.loop.trace_log': ('loop.html#trace_log', 'rlnb/loop.py'),
-                           'rlnb.loop.tracing': ('loop.html#tracing', 'rlnb/loop.py')}}}
+                           'rlnb.loop.tracing': ('loop.html#tracing', 'rlnb/loop.py')},
+            'rlnb.train': { 'rlnb.train._plot': ('train.html#_plot', 'rlnb/train.py'),
+                            'rlnb.train.demo': ('train.html#demo', 'rlnb/train.py'),
+                            'rlnb.train.main': ('train.html#main', 'rlnb/train.py'),
+                            'rlnb.train.parser': ('train.html#parser', 'rlnb/train.py')}}}

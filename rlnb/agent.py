@@ -127,7 +127,7 @@ class GaussianSelector(Selector):
         if not (torch.isfinite(torch.as_tensor(space.low)).all() and torch.isfinite(torch.as_tensor(space.high)).all()):
             raise ValueError(f'GaussianSelector needs finite action bounds, got low={space.low}, high={space.high}.')
 
-# %% ../nbs/04_agent.ipynb #88c5bbeb
+# %% ../nbs/04_agent.ipynb #f9129cf5
 def model_device(model: nn.Module) -> torch.device:
     "The device of `model`'s first parameter or buffer (CPU for a model with neither)"
     for t in model.parameters(): return t.device
@@ -142,7 +142,8 @@ class Agent:
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
         "Actions `[B]` or `[B, A]` for a batch `obs` (a tensor or a tree of them), and an info dict"
-        obs = tree_map(lambda x: x.to(model_device(self.model), non_blocking=True), obs)
+        dev = model_device(self.model)
+        obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
         with torch.set_grad_enabled(grad):
             return self.selector(self.model(obs), deterministic)
 

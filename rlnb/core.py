@@ -56,7 +56,7 @@ def tree_to(tree, device=None, dtype=None, non_blocking: bool = False):
         return x.to(device=device, dtype=dtype if dtype is not None and x.is_floating_point() else None, non_blocking=non_blocking)
     return tree_map(_to, tree)
 
-# %% ../nbs/00_core.ipynb #c0ee8409
+# %% ../nbs/00_core.ipynb #52bcc0ed
 class Step(NamedTuple):
     "One transition (or a batch of them, leading dims first) with gymnasium's field names"
     obs: Any                     # observation tensor [B, O...] or a tree of them (Dict/Tuple spaces)
@@ -68,6 +68,7 @@ class Step(NamedTuple):
     env_id: torch.Tensor | None = None        # [B] int: index of the env in its vector env
     episode_id: torch.Tensor | None = None    # [B] int: running count of episodes for that env
     episode_step: torch.Tensor | None = None  # [B] int: 0-based step within the episode
+    n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
 
 # %% ../nbs/00_core.ipynb #e35b44e4
 class Seeder:

@@ -21,14 +21,28 @@ __all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'tree_map', 'tree_leaves', 'tree
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
 
-# %% ../nbs/00_core.ipynb #84f3224b
+# %% ../nbs/00_core.ipynb #a59e6bf9
+_ARRAYS = (torch.Tensor, np.ndarray)
+
+def _flat_namedtuple(t, rest) -> bool:
+    "Whether `t` (and each of `rest`) is a named tuple of the same type whose fields are arrays or `None`"
+    if not (isinstance(t, tuple) and hasattr(t, '_fields')): return False
+    for x in t:
+        if x is not None and not isinstance(x, _ARRAYS): return False
+    return all(type(r) is type(t) for r in rest) if rest else True
+
 def tree_map(f: Callable, tree, *rest):
     "Apply `f` to every leaf of `tree` (and the matching leaves of `rest`), keeping the structure; `None` leaves stay `None`"
+    if isinstance(tree, _ARRAYS): return f(tree, *rest)                       # fast path: a bare tensor
+    if _flat_namedtuple(tree, rest):                                           # fast path: a flat `Step`
+        if not rest: return type(tree)(*[None if x is None else f(x) for x in tree])
+        return type(tree)(*[None if x is None else f(x, *(r[i] for r in rest)) for i, x in enumerate(tree)])
     return _pt.tree_map(lambda x, *xs: None if x is None else f(x, *xs), tree, *rest)
 
-# %% ../nbs/00_core.ipynb #0772a542
+# %% ../nbs/00_core.ipynb #d0ba13e9
 def tree_leaves(tree) -> list:
     "The non-`None` leaves of `tree`, in a fixed order"
+    if isinstance(tree, _ARRAYS): return [tree]
     return [x for x in _pt.tree_leaves(tree) if x is not None]
 
 def tree_stack(trees: Sequence, dim: int = 0):
@@ -39,7 +53,7 @@ def tree_cat(trees: Sequence, dim: int = 0):
     "Concatenate a sequence of same-structured trees leaf by leaf along `dim`"
     return tree_map(lambda *xs: torch.cat(xs, dim), *trees)
 
-# %% ../nbs/00_core.ipynb #44f23709
+# %% ../nbs/00_core.ipynb #606108c3
 def tree_index(tree, idx):
     "Index every leaf of `tree` with `idx` (an int, slice, bool mask or index tensor) along its leading dims"
     return tree_map(lambda x: x[idx], tree)
@@ -56,7 +70,7 @@ def tree_to(tree, device=None, dtype=None, non_blocking: bool = False):
         return x.to(device=device, dtype=dtype if dtype is not None and x.is_floating_point() else None, non_blocking=non_blocking)
     return tree_map(_to, tree)
 
-# %% ../nbs/00_core.ipynb #52bcc0ed
+# %% ../nbs/00_core.ipynb #35a97ce9
 class Step(NamedTuple):
     "One transition (or a batch of them, leading dims first) with gymnasium's field names"
     obs: Any                     # observation tensor [B, O...] or a tree of them (Dict/Tuple spaces)
@@ -70,7 +84,7 @@ class Step(NamedTuple):
     episode_step: torch.Tensor | None = None  # [B] int: 0-based step within the episode
     n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
 
-# %% ../nbs/00_core.ipynb #e35b44e4
+# %% ../nbs/00_core.ipynb #9ec2a02e
 class Seeder:
     "Derives independent, reproducible seeds and generators from one integer `seed`"
     def __init__(self, seed: int | np.random.SeedSequence | None = None):
@@ -93,7 +107,7 @@ class Seeder:
         "A numpy `Generator` seeded from this sequence"
         return np.random.default_rng(self.seq)
 
-# %% ../nbs/00_core.ipynb #d4f695f0
+# %% ../nbs/00_core.ipynb #c66f94b7
 def rng_state(gen: torch.Generator | np.random.Generator):
     "A copy of `gen`'s state that `torch.save` can store and `torch.load(weights_only=True)` can read"
     if isinstance(gen, torch.Generator): return gen.get_state().clone()
@@ -105,7 +119,7 @@ def set_rng_state(gen: torch.Generator | np.random.Generator, state):
     else: gen.bit_generator.state = state
     return gen
 
-# %% ../nbs/00_core.ipynb #4c7e3a36
+# %% ../nbs/00_core.ipynb #c7aaf028
 CHECKPOINT_FORMAT = 'rlnb-checkpoint'
 
 class CheckpointError(RuntimeError):
@@ -125,7 +139,7 @@ def save_checkpoint(state: dict, path) -> Path:
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
-# %% ../nbs/00_core.ipynb #ab1b0dd8
+# %% ../nbs/00_core.ipynb #8c1e61d9
 def load_checkpoint(path, map_location='cpu') -> dict:
     "Read an rlnb checkpoint from `path` without running any code from it; clear `CheckpointError`s otherwise"
     path = Path(path)

@@ -52,10 +52,10 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     except gym.error.DependencyNotInstalled as e:
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
 
-# %% ../../nbs/05_data.gym.ipynb #05081489
+# %% ../../nbs/05_data.gym.ipynb #fbb5a875
 def to_tensor(x):
-    "A numpy array (or tree of them) as torch tensors, sharing memory where possible; bool stays bool"
-    return tree_map(torch.as_tensor, x)
+    "A numpy array (or tree of them) as torch tensors sharing its memory"
+    return tree_map(torch.from_numpy, x)
 
 class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
@@ -65,11 +65,11 @@ class Collector(Loop, tn.BaseNode):
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
-        self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
+        self.metrics, self.env_ids, self._all_true = Metrics(), np.arange(self.n_envs), np.ones(envs.num_envs, bool)
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
-# %% ../../nbs/05_data.gym.ipynb #f77dca5c
+# %% ../../nbs/05_data.gym.ipynb #bda54519
 @patch
 def reset(self: Collector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
@@ -80,14 +80,14 @@ def reset(self: Collector, initial_state: dict | None = None):
     seed = self.seed if initial_state is None else Seeder([self.seed, self.episodes]).int() % 2**31
     if initial_state is not None:
         if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
-        self.episode_id += 1   # the interrupted episodes are abandoned
+        self.episode_id = self.episode_id + 1   # the interrupted episodes are abandoned
         if not getattr(self, '_warned_restart', False):
             warnings.warn(f'{type(self).__name__}: environment state is not checkpointed; resumed collection starts new episodes.')
             self._warned_restart = True
-    obs, _ = self.envs.reset(seed=seed)
-    self.obs = to_tensor(obs)
+    self.obs_np, _ = self.envs.reset(seed=seed)
+    self.obs = to_tensor(self.obs_np)
     self.ep_return, self.ep_len = np.zeros(N), np.zeros(N, np.int64)
-    self.autoreset = np.zeros(N, bool)
+    self.autoreset, self.any_reset = np.zeros(N, bool), False
 
 @patch
 def get_state(self: Collector) -> dict:
@@ -95,41 +95,48 @@ def get_state(self: Collector) -> dict:
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
     return st
 
-# %% ../../nbs/05_data.gym.ipynb #02da8d79
+# %% ../../nbs/05_data.gym.ipynb #4499500d
 class EnvStep(NamedTuple):
-    "One vector step, all N rows: tensors, plus `valid` (False on auto-reset rows)"
-    next_obs: Any
-    reward: torch.Tensor        # [N] float32
-    terminated: torch.Tensor    # [N] bool
-    truncated: torch.Tensor     # [N] bool
-    valid: np.ndarray           # [N] bool
-    episode_id: torch.Tensor    # [N] int64: the episode each row belongs to
-    episode_step: torch.Tensor  # [N] int64: the row's 0-based step within its episode
+    "One vector step, all N rows, as numpy arrays"
+    next_obs: Any              # [N, O...] (a tree for Dict/Tuple spaces)
+    reward: np.ndarray         # [N] float32
+    terminated: np.ndarray     # [N] bool
+    truncated: np.ndarray      # [N] bool
+    valid: np.ndarray          # [N] bool: False on auto-reset rows
+    all_valid: bool            # every row is valid (the common case)
+    episode_id: np.ndarray     # [N] int64: the episode each row belongs to
+    episode_step: np.ndarray   # [N] int64: the row's 0-based step within its episode
 
 @patch
 def _env_step(self: Collector, action) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"
     self('before_env_step')
     next_obs, rew, term, trunc, _ = self._step_envs(action.cpu().numpy() if isinstance(action, torch.Tensor) else action)
-    valid = ~self.autoreset
-    out = EnvStep(to_tensor(next_obs), torch.as_tensor(rew, dtype=torch.float32), torch.as_tensor(term), torch.as_tensor(trunc),
-                  valid, torch.as_tensor(self.episode_id.copy()), torch.as_tensor(self.ep_len.copy()))
-    self.ep_return += np.where(valid, rew, 0.); self.ep_len += valid
+    all_valid = not self.any_reset
+    valid = self._all_true if all_valid else ~self.autoreset
+    out = EnvStep(next_obs, rew.astype(np.float32), term, trunc, valid, all_valid, self.episode_id, self.ep_len)
+    if all_valid: self.ep_return, self.ep_len = self.ep_return + rew, self.ep_len + 1
+    else: self.ep_return, self.ep_len = self.ep_return + rew * valid, self.ep_len + valid
     self.autoreset = term | trunc
-    self.env_step += int(valid.sum()); self.vector_step += 1
+    self.env_step += self.n_envs if all_valid else int(np.count_nonzero(valid))
+    self.vector_step += 1
     self.last = out
     self('after_env_step')
-    done = self.autoreset & valid
-    if done.any(): self._finish(done)
+    self.any_reset = bool(self.autoreset.any())
+    if self.any_reset:
+        done = self.autoreset if all_valid else self.autoreset & valid
+        if all_valid or done.any(): self._finish(done)
     return out
 
 @patch
 def _finish(self: Collector, done):
+    "Close the episodes of the envs in `done`; report them if anyone listens to `on_episode_end`"
     idx = np.flatnonzero(done)
-    self.finished = dict(env=torch.as_tensor(idx), ret=torch.as_tensor(self.ep_return[idx]), len=torch.as_tensor(self.ep_len[idx]))
-    self.episodes += len(idx); self.episode_id[idx] += 1
-    self.ep_return[idx] = 0.; self.ep_len[idx] = 0
-    self('on_episode_end')
+    heard = 'on_episode_end' in self._dispatch
+    if heard: self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
+    self.episodes += len(idx); self.episode_id = self.episode_id + done
+    self.ep_return[idx] = 0.; self.ep_len[idx] = 0   # in place is safe: both arrays were made this step
+    if heard: self('on_episode_end')
 
 # %% ../../nbs/05_data.gym.ipynb #6aef5d0b
 @patch
@@ -140,16 +147,21 @@ def _step_envs(self: Collector, action):
         return self.envs.step_wait(timeout=self.timeout)
     except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
 
-# %% ../../nbs/05_data.gym.ipynb #42b98a84
+# %% ../../nbs/05_data.gym.ipynb #04d00f11
 class TransitionCollector(Collector):
     "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
     def next(self) -> Step:
-        obs = self.obs
-        act, _ = self.agent.act(obs)
+        obs_np = self.obs_np
+        act, _ = self.agent.act(self.obs)
+        act = act.cpu()
         e = self._env_step(act)
-        self.obs = e.next_obs
-        step = Step(obs, act.cpu(), e.reward, e.next_obs, e.terminated, e.truncated, self.env_ids, e.episode_id, e.episode_step)
-        return step if e.valid.all() else tree_index(step, torch.as_tensor(e.valid))
+        step = Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, self.env_ids, e.episode_id, e.episode_step)
+        if e.all_valid: step = to_tensor(step)
+        else:
+            keep = np.flatnonzero(e.valid)
+            step = tree_map(lambda x: torch.from_numpy(x.take(keep, 0)), step)
+        self.obs_np, self.obs = e.next_obs, (step.next_obs if e.all_valid else to_tensor(e.next_obs))
+        return step
 
 # %% ../../nbs/05_data.gym.ipynb #16c636b5
 class EpisodeLogger(Callback):
@@ -240,7 +252,7 @@ class RolloutCollector(Collector):
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
 
-# %% ../../nbs/05_data.gym.ipynb #d81cfae8
+# %% ../../nbs/05_data.gym.ipynb #a26e6c6a
 @patch
 def next(self: RolloutCollector) -> Rollout:
     rows = []
@@ -249,8 +261,9 @@ def next(self: RolloutCollector) -> Rollout:
         act, info = self.agent.act(obs)
         e = self._env_step(act)
         extra = {k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (self.n_envs,)}
-        rows.append((obs, act.cpu(), e.reward, e.terminated, e.truncated, torch.as_tensor(e.valid), (e.episode_step == 0) & torch.as_tensor(e.valid), extra))
-        self.obs = e.next_obs
+        valid = e.valid & True   # a fresh array: tensors made from it must not change
+        rows.append((obs, act.cpu(), *to_tensor((e.reward, e.terminated, e.truncated, valid, (e.episode_step == 0) & valid)), extra))
+        self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
     return Rollout(*tree_stack(rows), next_obs=self.obs)
 
 # %% ../../nbs/05_data.gym.ipynb #06bb1742

@@ -150,20 +150,22 @@ class Agent:
     def state_dict(self) -> dict: return {'selector': self.selector.state_dict()}
     def load_state_dict(self, state: dict): self.selector.load_state_dict(state['selector']); return self
 
-# %% ../nbs/04_agent.ipynb #786487ae
+# %% ../nbs/04_agent.ipynb #ea8495b8
 class RandomAgent:
     "Uniformly random actions for a batch of observations, from a seeded generator"
     def __init__(self, action_space, seed: int | None = 0):
         kind = space_kind(action_space)
         if kind not in ('Discrete', 'Box'): raise ValueError(f"RandomAgent supports Discrete and Box action spaces, not {kind}.")
         self.action_space, self.kind, self.gen = action_space, kind, Seeder(seed).torch()
+        if kind == 'Discrete': self.n, self.start = int(action_space.n), int(action_space.start)
+        else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
         B = tree_leaves(obs)[0].shape[0]
-        s = self.action_space
-        if self.kind == 'Discrete': return torch.randint(int(s.n), (B,), generator=self.gen) + int(s.start), {}
-        low, high = torch.as_tensor(s.low), torch.as_tensor(s.high)
-        return low + (high - low) * torch.rand((B, *s.shape), generator=self.gen), {}
+        if self.kind == 'Discrete':
+            a = torch.randint(self.n, (B,), generator=self.gen)
+            return (a + self.start if self.start else a), {}
+        return self.low + (self.high - self.low) * torch.rand((B, *self.action_space.shape), generator=self.gen), {}
 
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self

@@ -147,7 +147,7 @@ def _step_envs(self: Collector, action):
         return self.envs.step_wait(timeout=self.timeout)
     except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
 
-# %% ../../nbs/05_data.gym.ipynb #04d00f11
+# %% ../../nbs/05_data.gym.ipynb #ec6afe02
 class TransitionCollector(Collector):
     "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
     def next(self) -> Step:
@@ -155,11 +155,12 @@ class TransitionCollector(Collector):
         act, _ = self.agent.act(self.obs)
         act = act.cpu()
         e = self._env_step(act)
-        step = Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, self.env_ids, e.episode_id, e.episode_step)
-        if e.all_valid: step = to_tensor(step)
-        else:
+        if e.all_valid:
+            step = to_tensor(Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, self.env_ids, e.episode_id, e.episode_step))
+        else:   # rows are picked with `take`, several times faster than boolean indexing; the env ids are the kept indices themselves
             keep = np.flatnonzero(e.valid)
-            step = tree_map(lambda x: torch.from_numpy(x.take(keep, 0)), step)
+            step = Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, None, e.episode_id, e.episode_step)
+            step = tree_map(lambda x: torch.from_numpy(x.take(keep, 0)), step)._replace(env_id=torch.from_numpy(keep))
         self.obs_np, self.obs = e.next_obs, (step.next_obs if e.all_valid else to_tensor(e.next_obs))
         return step
 

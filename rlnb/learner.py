@@ -19,7 +19,7 @@ from .loop import Loop, CancelFitException, CancelBatchException, CancelBackward
 from .callback import Metrics
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner']
+__all__ = ['LinearData', 'Learner', 'source_loops']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -39,7 +39,7 @@ class LinearData(tn.BaseNode):
         x = torch.randn(self.bs, 1, generator=self.gen)
         return x, self.w * x + self.b + self.noise * torch.randn(self.bs, 1, generator=self.gen)
 
-# %% ../nbs/03_learner.ipynb #493bd9c0
+# %% ../nbs/03_learner.ipynb #d056ff55
 class Learner(Loop):
     "Fits `model` on batches from `data` with `loss_func`, an optimizer and callbacks"
     events = ('before_fit', 'before_batch', 'after_pred', 'after_loss', 'before_backward', 'after_backward',
@@ -65,10 +65,19 @@ class Learner(Loop):
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
         self.stop_reason, self.interrupted = None, False
-        loops = [l for l in (data, getattr(data, 'root', None)) if isinstance(l, Loop)]
-        super().__init__(cbs, inner=loops + list(inner))
+        super().__init__(cbs, inner=source_loops(data) + list(inner))
 
-# %% ../nbs/03_learner.ipynb #b9d36e29
+# %% ../nbs/03_learner.ipynb #3599c46e
+def source_loops(data) -> list:
+    "The `Loop`s along a data pipeline: `data` itself, a Loader's `root`, and each node's `source`, in order"
+    out, x, seen = [], data, set()
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, Loop): out.append(x)
+        x = getattr(x, 'root', None) or getattr(x, 'source', None)
+    return out
+
+# %% ../nbs/03_learner.ipynb #ec9b9780
 @patch
 def fit(self: Learner, n_batches: int):
     "Run `n_batches` batches of training"
@@ -90,7 +99,7 @@ def _fit(self: Learner):
         self.interrupted = True
         raise CancelFitException() from None
 
-# %% ../nbs/03_learner.ipynb #e58b4772
+# %% ../nbs/03_learner.ipynb #4c47d09b
 @patch
 def _next_batch(self: Learner):
     "The next batch from `data`, restarting it (a new epoch) when it runs out"
@@ -104,7 +113,7 @@ def _next_batch(self: Learner):
         raise ValueError(f"The data source {type(self.data).__name__} yields no batches (empty, or a generator that is used up); "
                          "pass a re-iterable source such as a list, a DataLoader or a torchdata Loader.") from None
 
-# %% ../nbs/03_learner.ipynb #02a874e0
+# %% ../nbs/03_learner.ipynb #bb9844e9
 @patch
 def _do_batch(self: Learner):
     self.pred = self.model(self.get_x(self.batch)); self('after_pred')
@@ -123,7 +132,7 @@ def _do_batch(self: Learner):
         except CancelStepException: self('after_cancel_step')
     except CancelBackwardException: self('after_cancel_backward')
 
-# %% ../nbs/03_learner.ipynb #46eff974
+# %% ../nbs/03_learner.ipynb #23ca9313
 @patch
 def _cb_names(self: Learner) -> list:
     "Unique names of the attached callbacks: `name`, then `name_2`, `name_3` for repeats"
@@ -148,7 +157,7 @@ def save(self: Learner, path) -> Path:
     if torch.cuda.is_available(): state['rng']['cuda'] = torch.cuda.get_rng_state_all()
     return save_checkpoint(state, path)
 
-# %% ../nbs/03_learner.ipynb #5037339d
+# %% ../nbs/03_learner.ipynb #3f671837
 @patch
 def _check_fits(self: Learner, state: dict, path):
     "Raise `CheckpointError` unless `state`'s model weights match this model's names and shapes"

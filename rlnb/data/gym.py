@@ -20,7 +20,8 @@ from ..callback import Callback, Metrics
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'EnvStep', 'TransitionCollector', 'EpisodeLogger', 'NStepReturns',
-           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'episode_frames', 'animate', 'save_gif']
+           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'play_episode', 'episode_frames', 'animate',
+           'save_gif', 'record_video']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -297,19 +298,26 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
     rets = [r for g in got for r, _ in g]
     return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
 
-# %% ../../nbs/05_data.gym.ipynb #0e6ec0fc
+# %% ../../nbs/05_data.gym.ipynb #97264380
+def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
+    "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
+    obs, _ = env.reset(seed=seed)
+    if on_step: on_step()
+    ret, n = 0., 0
+    for n in range(1, max_steps + 1):
+        act, _ = agent.act(tree_map(lambda x: torch.as_tensor(x)[None], obs), deterministic=True)
+        obs, r, term, trunc, _ = env.step(act[0].cpu().numpy())
+        ret += float(r)
+        if on_step: on_step()
+        if term or trunc: break
+    return ret, n
+
 def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
-    env = gym.make(env_id, render_mode='rgb_array', **kwargs)
-    try:
-        obs, _ = env.reset(seed=seed); frames = [env.render()]
-        for _ in range(max_steps):
-            act, _ = agent.act(tree_map(lambda x: torch.as_tensor(x)[None], obs), deterministic=True)
-            obs, _, term, trunc, _ = env.step(act[0].cpu().numpy())
-            frames.append(env.render())
-            if term or trunc: break
-        return frames
+    env, frames = gym.make(env_id, render_mode='rgb_array', **kwargs), []
+    try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
+    return frames
 
 def animate(frames: list, fps: int = 30, width: float = 4.):
     "An inline HTML animation of `frames`"
@@ -331,7 +339,20 @@ def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
     return path
 
-# %% ../../nbs/05_data.gym.ipynb #29c754db
+# %% ../../nbs/05_data.gym.ipynb #80e72889
+def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
+    "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
+    try: import moviepy  # noqa: F401  (RecordVideo needs it)
+    except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
+    from pathlib import Path
+    env = gym.wrappers.RecordVideo(gym.make(env_id, render_mode='rgb_array', **kwargs), str(video_dir),
+                                   episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
+    try:
+        for k in range(n_episodes): play_episode(env, agent, seed + k)
+    finally: env.close()
+    return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
+
+# %% ../../nbs/05_data.gym.ipynb #2a4aa69b
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:
     "Find which worker failed and how, terminate all workers, and describe it"
     pipes, procs = envs.parent_pipes, envs.processes

@@ -77,7 +77,7 @@ def source_loops(data) -> list:
         x = getattr(x, 'root', None) or getattr(x, 'source', None)
     return out
 
-# %% ../nbs/03_learner.ipynb #ec9b9780
+# %% ../nbs/03_learner.ipynb #25c694fc
 @patch
 def fit(self: Learner, n_batches: int):
     "Run `n_batches` batches of training"
@@ -99,7 +99,7 @@ def _fit(self: Learner):
         self.interrupted = True
         raise CancelFitException() from None
 
-# %% ../nbs/03_learner.ipynb #4c47d09b
+# %% ../nbs/03_learner.ipynb #792d40f5
 @patch
 def _next_batch(self: Learner):
     "The next batch from `data`, restarting it (a new epoch) when it runs out"
@@ -113,7 +113,7 @@ def _next_batch(self: Learner):
         raise ValueError(f"The data source {type(self.data).__name__} yields no batches (empty, or a generator that is used up); "
                          "pass a re-iterable source such as a list, a DataLoader or a torchdata Loader.") from None
 
-# %% ../nbs/03_learner.ipynb #bb9844e9
+# %% ../nbs/03_learner.ipynb #6831a3e8
 @patch
 def _do_batch(self: Learner):
     self.pred = self.model(self.get_x(self.batch)); self('after_pred')

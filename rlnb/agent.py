@@ -39,12 +39,18 @@ class Selector:
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
 
-# %% ../nbs/04_agent.ipynb #36402207
+# %% ../nbs/04_agent.ipynb #4d966728
+def _q_and_info(out):
+    "Q-values `[B, A]` from a model output (a tensor, or a dict with 'q'), and the info dict to return with them"
+    if isinstance(out, dict): return out['q'], dict(out)
+    return out, {'q': out}
+
 class ArgmaxSelector(Selector):
     "The action with the highest Q-value"
     supported = ('Discrete',)
-    def __call__(self, q_BA: torch.Tensor, deterministic: bool = True):
-        return q_BA.argmax(-1), {'q': q_BA}
+    def __call__(self, out, deterministic: bool = True):
+        q_BA, info = _q_and_info(out)
+        return q_BA.argmax(-1), info
 
 # %% ../nbs/04_agent.ipynb #09b62492
 class LinearSchedule:
@@ -61,7 +67,7 @@ class ExponentialSchedule:
         self.start, self.end, self.decay = start, end, decay
     def __call__(self, t: int) -> float: return self.end + (self.start - self.end) * math.exp(-t / self.decay)
 
-# %% ../nbs/04_agent.ipynb #2670ed08
+# %% ../nbs/04_agent.ipynb #803ba9ed
 class EpsilonGreedySelector(Selector):
     "Argmax of the Q-values, replaced by a uniformly random action with probability `schedule(env_step)`"
     supported = ('Discrete',)
@@ -72,15 +78,16 @@ class EpsilonGreedySelector(Selector):
     @property
     def epsilon(self) -> float: return self.schedule(self.env_step)
 
-    def __call__(self, q_BA: torch.Tensor, deterministic: bool = False):
+    def __call__(self, out, deterministic: bool = False):
+        q_BA, info = _q_and_info(out)
         act_B = q_BA.argmax(-1)
-        if deterministic: return act_B, {'q': q_BA}
+        if deterministic: return act_B, info
         B, A = q_BA.shape
         eps = self.epsilon
         explore_B = torch.rand(B, generator=self.gen, device=q_BA.device) < eps
         rand_B = torch.randint(A, (B,), generator=self.gen, device=q_BA.device)
         self.env_step += B
-        return torch.where(explore_B, rand_B, act_B), {'q': q_BA, 'epsilon': eps}
+        return torch.where(explore_B, rand_B, act_B), info | {'epsilon': eps}
 
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):

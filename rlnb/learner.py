@@ -67,14 +67,15 @@ class Learner(Loop):
         self.stop_reason, self.interrupted = None, False
         super().__init__(cbs, inner=source_loops(data) + list(inner))
 
-# %% ../nbs/03_learner.ipynb #3599c46e
+# %% ../nbs/03_learner.ipynb #c4150590
 def source_loops(data) -> list:
     "The `Loop`s along a data pipeline: `data` itself, a Loader's `root`, and each node's `source`, in order"
     out, x, seen = [], data, set()
     while x is not None and id(x) not in seen:
         seen.add(id(x))
         if isinstance(x, Loop): out.append(x)
-        x = getattr(x, 'root', None) or getattr(x, 'source', None)
+        nxt = getattr(x, 'root', None)   # not `or`: an empty buffer is falsy
+        x = nxt if nxt is not None else getattr(x, 'source', None)
     return out
 
 # %% ../nbs/03_learner.ipynb #25c694fc

@@ -20,8 +20,8 @@ from ..callback import Callback, Metrics
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'EnvStep', 'TransitionCollector', 'EpisodeLogger', 'NStepReturns',
-           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'play_episode', 'episode_frames', 'animate',
-           'save_gif', 'record_video']
+           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'find_collector', 'EvalCallback', 'play_episode',
+           'episode_frames', 'animate', 'save_gif', 'record_video']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -298,7 +298,41 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
     rets = [r for g in got for r, _ in g]
     return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
 
-# %% ../../nbs/05_data.gym.ipynb #97264380
+# %% ../../nbs/05_data.gym.ipynb #8b4f3f30
+def find_collector(loop: Loop) -> Collector:
+    "The first `Collector` among `loop` and its inner loops"
+    c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
+    if c is None: raise ValueError(f'{loop.name} has no collector among its loops: give it a data pipeline that starts with a collector.')
+    return c
+
+class EvalCallback(Callback):
+    "Every `every` env steps, evaluate `agent` on `envs` for `n_episodes` episodes and log `eval_return`"
+    order = 20
+    def __init__(self, envs: gym.vector.VectorEnv, agent, every: int, n_episodes: int = 20, threshold: float | None = None, seed: int = 10_000):
+        self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed = envs, agent, every, n_episodes, threshold, seed
+        self.next_eval, self.solved_at, self.wall = every, None, 0.
+
+    def after_batch(self):
+        col = find_collector(self.learn)
+        if col.env_step < self.next_eval: return
+        self.evaluate(col.env_step)
+        self.next_eval = (col.env_step // self.period + 1) * self.period
+
+    def evaluate(self, env_step: int) -> EvalResult:
+        "Evaluate now and log the result at `env_step`"
+        t0 = time.perf_counter()
+        res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed)
+        self.wall += time.perf_counter() - t0
+        self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
+        if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
+        self.last = res
+        return res
+
+    def state_dict(self) -> dict: return super().state_dict() | dict(next_eval=self.next_eval, solved_at=self.solved_at)
+    def load_state_dict(self, state: dict):
+        super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
+
+# %% ../../nbs/05_data.gym.ipynb #cffe46d5
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
     obs, _ = env.reset(seed=seed)
@@ -339,7 +373,7 @@ def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
     return path
 
-# %% ../../nbs/05_data.gym.ipynb #80e72889
+# %% ../../nbs/05_data.gym.ipynb #a78bbed9
 def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
     "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
@@ -352,7 +386,7 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     finally: env.close()
     return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
 
-# %% ../../nbs/05_data.gym.ipynb #2a4aa69b
+# %% ../../nbs/05_data.gym.ipynb #502f2d74
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:
     "Find which worker failed and how, terminate all workers, and describe it"
     pipes, procs = envs.parent_pipes, envs.processes

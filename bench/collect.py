@@ -2,21 +2,22 @@
 
 Both step the same CartPole-v1 vector env (gymnasium's numpy `vector_entry_point` version) with
 uniformly random actions drawn from a seeded torch generator, and convert every step to torch
-tensors. rlnb also drops the auto-reset rows, keeps episode statistics, fires its loop events and
-goes through a `torchdata.nodes.Loader`. Throughput is env steps per second (vector steps x N) for
+tensors. rlnb also drops the auto-reset rows, keeps episode statistics and fires its loop events;
+it is pulled with `next()` on the node, as `ExperienceReplay` pulls it (a `Loader` sits after the
+replay, not here). Throughput is env steps per second (vector steps x N) for
 both, median over interleaved repeats, at N = 8 and N = 64. Ends with one JSON line.
 
     python bench/collect.py [--steps 20000] [--repeats 5]
 """
 import argparse, json, statistics, time
-import torch, torchdata.nodes as tn
+import torch
 from rlnb.agent import RandomAgent
 from rlnb.data.gym import make_envs, TransitionCollector
 
 def rlnb_rate(n_envs, n_steps):
     envs = make_envs('CartPole-v1', n_envs)
     col = TransitionCollector(envs, RandomAgent(envs.single_action_space, seed=0), seed=0)
-    it = iter(tn.Loader(col)); next(it)
+    it = col; next(it)   # pulled as the replay node pulls it: next() on the node itself
     t0 = time.perf_counter()
     for _ in range(n_steps): next(it)
     return n_steps * n_envs / (time.perf_counter() - t0)

@@ -60,14 +60,14 @@ def load_state_dict(self: Callback, state: dict):
     counts.clear(); counts.update(state.get('every_counts', {}))
     return self
 
-# %% ../nbs/02_callback.ipynb #40fd3f75
+# %% ../nbs/02_callback.ipynb #d49dd4dc
 class Metrics:
     "Named, step-indexed series of floats that any callback can log to and any logger can read"
     def __init__(self): self.series, self.sinks = {}, []
 
     def log(self, name: str, value, step: int):
         "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks"
-        value = float(value)
+        value = value.item() if hasattr(value, 'item') else float(value)   # a tensor (even one that requires grad) or a number
         steps, values = self.series.setdefault(name, ([], []))
         steps.append(int(step)); values.append(value)
         for sink in self.sinks: sink(name, value, int(step))

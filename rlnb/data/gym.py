@@ -53,7 +53,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     except gym.error.DependencyNotInstalled as e:
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
 
-# %% ../../nbs/05_data.gym.ipynb #fbb5a875
+# %% ../../nbs/05_data.gym.ipynb #ffd162c8
 def to_tensor(x):
     "A numpy array (or tree of them) as torch tensors sharing its memory"
     return tree_map(torch.from_numpy, x)
@@ -66,7 +66,7 @@ class Collector(Loop, tn.BaseNode):
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
-        self.metrics, self.env_ids, self._all_true = Metrics(), np.arange(self.n_envs), np.ones(envs.num_envs, bool)
+        self.metrics, self.env_ids, self._all_true = Metrics(), torch.arange(self.n_envs), np.ones(envs.num_envs, bool)
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -96,43 +96,46 @@ def get_state(self: Collector) -> dict:
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
     return st
 
-# %% ../../nbs/05_data.gym.ipynb #4499500d
+# %% ../../nbs/05_data.gym.ipynb #bd159421
 class EnvStep(NamedTuple):
     "One vector step, all N rows, as numpy arrays"
-    next_obs: Any              # [N, O...] (a tree for Dict/Tuple spaces)
-    reward: np.ndarray         # [N] float32
-    terminated: np.ndarray     # [N] bool
-    truncated: np.ndarray      # [N] bool
-    valid: np.ndarray          # [N] bool: False on auto-reset rows
-    all_valid: bool            # every row is valid (the common case)
-    episode_id: np.ndarray     # [N] int64: the episode each row belongs to
-    episode_step: np.ndarray   # [N] int64: the row's 0-based step within its episode
+    next_obs: Any                # [N, O...] (a tree for Dict/Tuple spaces)
+    reward: np.ndarray           # [N] float32
+    terminated: np.ndarray       # [N] bool
+    truncated: np.ndarray        # [N] bool
+    valid: np.ndarray | None     # [N] bool: False on auto-reset rows; None when every row is valid
+    episode_id: np.ndarray       # [N] int64: the episode each row belongs to
+    episode_step: np.ndarray     # [N] int64: the row's 0-based step within its episode
 
 @patch
-def _env_step(self: Collector, action) -> EnvStep:
+def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"
     self('before_env_step')
-    next_obs, rew, term, trunc, _ = self._step_envs(action.cpu().numpy() if isinstance(action, torch.Tensor) else action)
-    all_valid = not self.any_reset
-    valid = self._all_true if all_valid else ~self.autoreset
-    out = EnvStep(next_obs, rew.astype(np.float32), term, trunc, valid, all_valid, self.episode_id, self.ep_len)
-    if all_valid: self.ep_return, self.ep_len = self.ep_return + rew, self.ep_len + 1
-    else: self.ep_return, self.ep_len = self.ep_return + rew * valid, self.ep_len + valid
-    self.autoreset = term | trunc
-    self.env_step += self.n_envs if all_valid else int(np.count_nonzero(valid))
-    self.vector_step += 1
-    self.last = out
-    self('after_env_step')
-    self.any_reset = bool(self.autoreset.any())
+    next_obs, rew, term, trunc, _ = self._step_envs(action)
+    rew = rew.astype(np.float32)
+    ep_id, ep_len = self.episode_id, self.ep_len
     if self.any_reset:
-        done = self.autoreset if all_valid else self.autoreset & valid
-        if all_valid or done.any(): self._finish(done)
+        valid = ~self.autoreset
+        self.ep_return, self.ep_len = self.ep_return + rew * valid, ep_len + valid
+        self.env_step += int(np.count_nonzero(valid))
+    else:
+        valid = None
+        self.ep_return, self.ep_len = self.ep_return + rew, ep_len + 1
+        self.env_step += self.n_envs
+    self.autoreset = done = term | trunc
+    self.vector_step += 1
+    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, ep_id, ep_len)
+    self('after_env_step')
+    self.any_reset = bool(done.any())
+    if self.any_reset:
+        if valid is not None: done = done & valid
+        idx = done.nonzero()[0]
+        if len(idx): self._finish(idx, done)
     return out
 
 @patch
-def _finish(self: Collector, done):
-    "Close the episodes of the envs in `done`; report them if anyone listens to `on_episode_end`"
-    idx = np.flatnonzero(done)
+def _finish(self: Collector, idx: np.ndarray, done: np.ndarray):
+    "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"
     heard = 'on_episode_end' in self._dispatch
     if heard: self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
     self.episodes += len(idx); self.episode_id = self.episode_id + done
@@ -148,21 +151,29 @@ def _step_envs(self: Collector, action):
         return self.envs.step_wait(timeout=self.timeout)
     except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
 
-# %% ../../nbs/05_data.gym.ipynb #ec6afe02
+# %% ../../nbs/05_data.gym.ipynb #6647f5e5
+def _rows(x, keep):
+    "`x` (an array or a tree of them) as tensors, keeping the rows `keep` (all when None); `take` beats boolean indexing severalfold"
+    if isinstance(x, np.ndarray): return torch.from_numpy(x if keep is None else x.take(keep, 0))
+    return tree_map(lambda a: torch.from_numpy(a if keep is None else a.take(keep, 0)), x)
+
 class TransitionCollector(Collector):
     "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
     def next(self) -> Step:
         obs_np = self.obs_np
         act, _ = self.agent.act(self.obs)
-        act = act.cpu()
-        e = self._env_step(act)
-        if e.all_valid:
-            step = to_tensor(Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, self.env_ids, e.episode_id, e.episode_step))
-        else:   # rows are picked with `take`, several times faster than boolean indexing; the env ids are the kept indices themselves
-            keep = np.flatnonzero(e.valid)
-            step = Step(obs_np, act.numpy(), e.reward, e.next_obs, e.terminated, e.truncated, None, e.episode_id, e.episode_step)
-            step = tree_map(lambda x: torch.from_numpy(x.take(keep, 0)), step)._replace(env_id=torch.from_numpy(keep))
-        self.obs_np, self.obs = e.next_obs, (step.next_obs if e.all_valid else to_tensor(e.next_obs))
+        act = act.cpu(); act_np = act.numpy()
+        e = self._env_step(act_np)
+        if e.valid is None and isinstance(obs_np, np.ndarray):   # the common case, spelled out: every row valid, flat observations
+            t = torch.from_numpy
+            step = Step(t(obs_np), act, t(e.reward), t(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids, t(e.episode_id), t(e.episode_step))
+            self.obs_np, self.obs = e.next_obs, step.next_obs
+            return step
+        keep = None if e.valid is None else e.valid.nonzero()[0]
+        env_id = self.env_ids if keep is None else torch.from_numpy(keep)   # the kept rows are the env indices
+        step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], env_id,
+                    _rows(e.episode_id, keep), _rows(e.episode_step, keep))
+        self.obs_np, self.obs = e.next_obs, (step.next_obs if keep is None else to_tensor(e.next_obs))
         return step
 
 # %% ../../nbs/05_data.gym.ipynb #16c636b5
@@ -254,16 +265,16 @@ class RolloutCollector(Collector):
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
 
-# %% ../../nbs/05_data.gym.ipynb #a26e6c6a
+# %% ../../nbs/05_data.gym.ipynb #56797039
 @patch
 def next(self: RolloutCollector) -> Rollout:
     rows = []
     for _ in range(self.n_steps):
         obs = self.obs
         act, info = self.agent.act(obs)
-        e = self._env_step(act)
+        e = self._env_step(act.cpu().numpy())
         extra = {k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (self.n_envs,)}
-        valid = e.valid & True   # a fresh array: tensors made from it must not change
+        valid = self._all_true.copy() if e.valid is None else e.valid
         rows.append((obs, act.cpu(), *to_tensor((e.reward, e.terminated, e.truncated, valid, (e.episode_step == 0) & valid)), extra))
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
     return Rollout(*tree_stack(rows), next_obs=self.obs)

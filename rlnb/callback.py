@@ -96,14 +96,14 @@ def load_state_dict(self: Metrics, state: dict):
     self.series = {k: (list(d['step']), list(d['value'])) for k, d in state.items()}
     return self
 
-# %% ../nbs/02_callback.ipynb #00c95a1d
+# %% ../nbs/02_callback.ipynb #5ed6426c
 class Recorder(Callback):
-    "Log `learn.loss` to `learn.metrics` as `loss` after each batch, at step `learn.opt_step`"
+    "Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default `learn.opt_step`)"
     order = -10
-    def __init__(self, every: int = 1): self.every = {'after_batch': every}
+    def __init__(self, every: int = 1, step=None): self.every, self.step = {'after_batch': every}, step
     def after_batch(self):
         loss = getattr(self.learn, 'loss', None)
-        if loss is not None: self.learn.metrics.log('loss', loss, self.learn.opt_step)
+        if loss is not None: self.learn.metrics.log('loss', loss, self.step(self.learn) if self.step else self.learn.opt_step)
 
 # %% ../nbs/02_callback.ipynb #c0f4a177
 def _fmt(v: float) -> str: return f'{v:.4g}'

@@ -139,14 +139,14 @@ def save_checkpoint(state: dict, path) -> Path:
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
-# %% ../nbs/00_core.ipynb #8c1e61d9
+# %% ../nbs/00_core.ipynb #842239f2
 def load_checkpoint(path, map_location='cpu') -> dict:
     "Read an rlnb checkpoint from `path` without running any code from it; clear `CheckpointError`s otherwise"
     path = Path(path)
     if not path.is_file(): raise CheckpointError(f"No checkpoint at '{path}': check the path (a run directory keeps its checkpoints in 'checkpoints/').")
     try: state = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as e:
-        if 'Weights only load failed' in str(e):
+        if 'Weights only load failed' in str(e) and 'GLOBAL' in str(e):   # a pickle naming a global: it would run code
             raise CheckpointError(f"Refused to load '{path}': it holds objects other than tensors and plain data, and unpickling them could run code. "
                                   "rlnb checkpoints never do; if you trust the file, load it yourself with torch.load(weights_only=False).") from e
         raise CheckpointError(f"'{path}' is not a readable checkpoint (truncated or corrupt: {type(e).__name__}). "

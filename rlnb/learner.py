@@ -39,7 +39,7 @@ class LinearData(tn.BaseNode):
         x = torch.randn(self.bs, 1, generator=self.gen)
         return x, self.w * x + self.b + self.noise * torch.randn(self.bs, 1, generator=self.gen)
 
-# %% ../nbs/03_learner.ipynb #d056ff55
+# %% ../nbs/03_learner.ipynb #56b8270f
 class Learner(Loop):
     "Fits `model` on batches from `data` with `loss_func`, an optimizer and callbacks"
     events = ('before_fit', 'before_batch', 'after_pred', 'after_loss', 'before_backward', 'after_backward',
@@ -65,6 +65,7 @@ class Learner(Loop):
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
         self.stop_reason, self.interrupted = None, False
+        self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         super().__init__(cbs, inner=source_loops(data) + list(inner))
 
 # %% ../nbs/03_learner.ipynb #c4150590
@@ -133,7 +134,7 @@ def _do_batch(self: Learner):
         except CancelStepException: self('after_cancel_step')
     except CancelBackwardException: self('after_cancel_backward')
 
-# %% ../nbs/03_learner.ipynb #23ca9313
+# %% ../nbs/03_learner.ipynb #5a76a2f4
 @patch
 def _cb_names(self: Learner) -> list:
     "Unique names of the attached callbacks: `name`, then `name_2`, `name_3` for repeats"
@@ -154,11 +155,11 @@ def save(self: Learner, path) -> Path:
     state = dict(model=self.model.state_dict(), opt=self.opt.state_dict(),
                  learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
                  callbacks={n: cb.state_dict() for n, cb in zip(self._cb_names(), self.cbs) if hasattr(cb, 'state_dict')},
-                 data=_data_state(self.data), rng=dict(torch=torch.get_rng_state()))
+                 data=_data_state(self.data), rng=dict(torch=torch.get_rng_state()), meta=dict(self.meta))
     if torch.cuda.is_available(): state['rng']['cuda'] = torch.cuda.get_rng_state_all()
     return save_checkpoint(state, path)
 
-# %% ../nbs/03_learner.ipynb #3f671837
+# %% ../nbs/03_learner.ipynb #585a3ff3
 @patch
 def _check_fits(self: Learner, state: dict, path):
     "Raise `CheckpointError` unless `state`'s model weights match this model's names and shapes"
@@ -174,6 +175,9 @@ def _check_fits(self: Learner, state: dict, path):
 def load(self: Learner, path, map_location='cpu'):
     "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
     state = load_checkpoint(path, map_location=map_location)
+    theirs = state.get('meta', {})
+    clash = {k: (theirs[k], v) for k, v in self.meta.items() if k in theirs and theirs[k] != v}
+    if clash: raise CheckpointError(f"'{path}' was saved by a different run: " + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items()) + '. Load it with a matching learner.')
     self._check_fits(state, path)
     self.model.load_state_dict(state['model'])
     self.opt.load_state_dict(state['opt'])

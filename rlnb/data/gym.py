@@ -53,7 +53,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     except gym.error.DependencyNotInstalled as e:
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
 
-# %% ../../nbs/05_data.gym.ipynb #ffd162c8
+# %% ../../nbs/05_data.gym.ipynb #b36c6a74
 def to_tensor(x):
     "A numpy array (or tree of them) as torch tensors sharing its memory"
     return tree_map(torch.from_numpy, x)
@@ -67,6 +67,7 @@ class Collector(Loop, tn.BaseNode):
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
         self.metrics, self.env_ids, self._all_true = Metrics(), torch.arange(self.n_envs), np.ones(envs.num_envs, bool)
+        self.env_step = self.vector_step = self.episodes = 0   # counters exist before the first reset
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -186,7 +187,7 @@ class EpisodeLogger(Callback):
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
 
-# %% ../../nbs/05_data.gym.ipynb #a21d815b
+# %% ../../nbs/05_data.gym.ipynb #885c76ad
 class NStepReturns(tn.BaseNode):
     "Turns 1-step `Step` batches (with `env_id`) from `source` into `n`-step transitions with discount `gamma`"
     def __init__(self, source: tn.BaseNode, n: int, gamma: float, n_envs: int):
@@ -198,13 +199,15 @@ class NStepReturns(tn.BaseNode):
     def reset(self, initial_state: dict | None = None):
         super().reset(initial_state)
         self.source.reset(initial_state['source'] if initial_state else None)
-        self.ring = initial_state['ring'] if initial_state else None   # lazily allocated from the first item
+        ring = initial_state['ring'] if initial_state else None     # lazily allocated from the first item
+        self.ring = None if ring is None else dict(ring, step=Step(**ring['step']))
         self.head = torch.zeros(self.n_envs, dtype=torch.long) if not initial_state else initial_state['head']
 
     def get_state(self) -> dict:
-        return {'source': self.source.state_dict(), 'ring': tree_map(torch.clone, self.ring), 'head': self.head.clone()}
+        ring = None if self.ring is None else dict(tree_map(torch.clone, self.ring), step=tree_map(torch.clone, self.ring['step'])._asdict())
+        return {'source': self.source.state_dict(), 'ring': ring, 'head': self.head.clone()}   # plain dicts: checkpoints load with weights_only
 
-# %% ../../nbs/05_data.gym.ipynb #73bed49e
+# %% ../../nbs/05_data.gym.ipynb #089bfc7a
 @patch
 def _alloc_ring(self: NStepReturns, s: Step) -> dict:
     "Slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
@@ -217,6 +220,8 @@ def next(self: NStepReturns) -> Step:
     s = next(self.source)
     if self.ring is None: self.ring = self._alloc_ring(s)
     R, e_B = self.ring, s.env_id
+    if s.episode_id is not None:   # pending rows of an episode that was abandoned (a resumed collector restarts episodes) can never complete
+        R['pending'][:, e_B] &= R['step'].episode_id[:, e_B] == s.episode_id
     slot_B = self.head[e_B]
     tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x), R['step'], s._replace(next_obs=None))
     R['ret'][slot_B, e_B] = 0.; R['age'][slot_B, e_B] = 0; R['pending'][slot_B, e_B] = True
@@ -245,7 +250,7 @@ def _emit(self: NStepReturns, s: Step, emit) -> Step:
     R['pending'][slot, env] = False
     return out
 
-# %% ../../nbs/05_data.gym.ipynb #72f028c4
+# %% ../../nbs/05_data.gym.ipynb #bd89695f
 class Rollout(NamedTuple):
     "T steps of N envs, with the agent's outputs and the bootstrap observation"
     obs: Any                    # [T, N, O...] (a tree for Dict/Tuple spaces)
@@ -265,7 +270,7 @@ class RolloutCollector(Collector):
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
 
-# %% ../../nbs/05_data.gym.ipynb #56797039
+# %% ../../nbs/05_data.gym.ipynb #30ad2b46
 @patch
 def next(self: RolloutCollector) -> Rollout:
     rows = []
@@ -279,7 +284,7 @@ def next(self: RolloutCollector) -> Rollout:
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
     return Rollout(*tree_stack(rows), next_obs=self.obs)
 
-# %% ../../nbs/05_data.gym.ipynb #06bb1742
+# %% ../../nbs/05_data.gym.ipynb #c9464edd
 class EvalResult(NamedTuple):
     "Returns and lengths of the evaluated episodes, in env order, with their summary"
     mean: float
@@ -309,7 +314,7 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
     rets = [r for g in got for r, _ in g]
     return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
 
-# %% ../../nbs/05_data.gym.ipynb #8b4f3f30
+# %% ../../nbs/05_data.gym.ipynb #6b3d907a
 def find_collector(loop: Loop) -> Collector:
     "The first `Collector` among `loop` and its inner loops"
     c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
@@ -343,7 +348,7 @@ class EvalCallback(Callback):
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
 
-# %% ../../nbs/05_data.gym.ipynb #cffe46d5
+# %% ../../nbs/05_data.gym.ipynb #038736d4
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
     obs, _ = env.reset(seed=seed)
@@ -384,7 +389,7 @@ def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
     return path
 
-# %% ../../nbs/05_data.gym.ipynb #a78bbed9
+# %% ../../nbs/05_data.gym.ipynb #12154dd5
 def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
     "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
@@ -397,7 +402,7 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     finally: env.close()
     return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
 
-# %% ../../nbs/05_data.gym.ipynb #502f2d74
+# %% ../../nbs/05_data.gym.ipynb #af8dc8cc
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:
     "Find which worker failed and how, terminate all workers, and describe it"
     pipes, procs = envs.parent_pipes, envs.processes

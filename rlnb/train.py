@@ -51,7 +51,7 @@ def _plot(steps, values, path, ylabel='MSE loss'):
     ax.semilogy(steps, values); ax.set_xlabel('opt_step'); ax.set_ylabel(ylabel)
     fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
 
-# %% ../nbs/20_train.ipynb #f191e064
+# %% ../nbs/20_train.ipynb #ef352716
 @dataclass
 class Preset:
     "Tuned hyperparameters of one algorithm on one environment"
@@ -62,9 +62,9 @@ class Preset:
     kwargs: dict = field(default_factory=dict)
     summary: str = ''
 
-    def learner(self, seed: int = 0, progress: bool = True, **overrides) -> Learner:
-        "A fresh learner for this preset, seeded by `seed`, with `overrides` applied"
-        kw, over = dict(self.kwargs), dict(overrides)
+    def learner(self, seed: int = 0, progress: bool = True, cbs=(), **overrides) -> Learner:
+        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and `overrides` applied"
+        kw, over = dict(self.kwargs, cbs=cbs), dict(overrides)
         if 'target_every' in over: kw['update'] = HardUpdate(over.pop('target_every'))
         if 'schedule' in over: over['schedule'] = OffPolicySchedule(*over['schedule'])
         unknown = set(over) - {f.name for f in fields(DQNConfig)}
@@ -132,16 +132,16 @@ def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
     learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000), CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3)])
     return learn
 
-# %% ../nbs/20_train.ipynb #c2b2d1b4
+# %% ../nbs/20_train.ipynb #1c5aac13
 def train_run(algo: str = 'dqn', env: str | None = None, steps: int | None = None, seed: int = 0, n_envs: int | None = None,
-              out=None, device: str = 'cpu', video: bool = False, progress: bool = True, ckpt_every: int = 2_000) -> dict:
+              out=None, device: str = 'cpu', video: bool = False, progress: bool = True, ckpt_every: int = 2_000, cbs=()) -> dict:
     "Train preset `algo` on `env`; write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if seed < 0: raise ValueError(f'--seed must be a non-negative integer, got {seed}.')
     p = get_preset(algo, env)
     over = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' else device).items() if v is not None}
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}'); out.mkdir(parents=True, exist_ok=True)
-    learn = p.learner(seed, progress, **over)
+    learn = p.learner(seed, progress, cbs, **over)
     learn.meta = dict(algo=p.algo, env=p.env, seed=seed, overrides=over)
     (out/'config.json').write_text(json.dumps(_config_json(p, learn, seed, over), indent=1))
     return _run(_with_files(learn, out, ckpt_every), out, seed, video)
@@ -176,7 +176,7 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000) ->
     if video: out['videos'] = [str(v) for v in record_video(meta['env'], Agent(learn.model, ArgmaxSelector()), video)]
     return out
 
-# %% ../nbs/20_train.ipynb #53e0255a
+# %% ../nbs/20_train.ipynb #7149946c
 def parser() -> argparse.ArgumentParser:
     "The `rlnb` argument parser"
     p = argparse.ArgumentParser(prog='rlnb', description='rlnb: literate reinforcement learning. Train, evaluate and inspect agents.')
@@ -206,7 +206,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
-# %% ../nbs/20_train.ipynb #19108a7c
+# %% ../nbs/20_train.ipynb #90157e80
 def _train_cmd(args) -> dict:
     if args.resume:
         if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")

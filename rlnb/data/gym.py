@@ -19,9 +19,10 @@ from ..loop import Loop
 from ..callback import Callback, Metrics
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'EnvStep', 'TransitionCollector', 'EpisodeLogger', 'NStepReturns',
-           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'find_collector', 'EvalCallback', 'play_episode',
-           'episode_frames', 'animate', 'save_gif', 'record_video']
+__all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot', 'EnvStep',
+           'TransitionCollector', 'EpisodeLogger', 'NStepReturns', 'Rollout', 'RolloutCollector', 'EvalResult',
+           'evaluate', 'find_collector', 'EvalCallback', 'play_episode', 'episode_frames', 'animate', 'save_gif',
+           'record_video']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -71,33 +72,59 @@ class Collector(Loop, tn.BaseNode):
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
-# %% ../../nbs/05_data.gym.ipynb #bda54519
+# %% ../../nbs/05_data.gym.ipynb #dc79c945
+def env_snapshot(envs) -> dict | None:
+    "The state of a classic-control vector env as plain data (tensors, numbers, generator states), or None if it cannot be taken safely"
+    if not type(envs).__module__.startswith('gymnasium.envs.classic_control'): return None
+    snap = {}
+    for k, v in vars(envs).items():
+        if isinstance(v, np.ndarray): snap[k] = torch.from_numpy(v.copy())
+        elif isinstance(v, np.random.Generator): snap[k] = {'__rng__': v.bit_generator.state}
+        elif v is None or isinstance(v, (bool, int, float, str)): snap[k] = v
+    return snap
+
+def restore_env_snapshot(envs, snap: dict):
+    "Put the state from `env_snapshot` back into `envs`"
+    for k, v in snap.items():
+        if isinstance(v, torch.Tensor): setattr(envs, k, v.numpy().copy())
+        elif isinstance(v, dict) and '__rng__' in v: getattr(envs, k).bit_generator.state = v['__rng__']
+        else: setattr(envs, k, v)
+
+# %% ../../nbs/05_data.gym.ipynb #ccabb068
 @patch
 def reset(self: Collector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
-    N = self.n_envs
-    st = initial_state or {}
+    N, st = self.n_envs, initial_state or {}
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
     self.episode_id = np.array(st.get('episode_id', [0] * N), np.int64)
-    seed = self.seed if initial_state is None else Seeder([self.seed, self.episodes]).int() % 2**31
-    if initial_state is not None:
-        if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
-        self.episode_id = self.episode_id + 1   # the interrupted episodes are abandoned
-        if not getattr(self, '_warned_restart', False):
-            warnings.warn(f'{type(self).__name__}: environment state is not checkpointed; resumed collection starts new episodes.')
-            self._warned_restart = True
-    self.obs_np, _ = self.envs.reset(seed=seed)
-    self.obs = to_tensor(self.obs_np)
-    self.ep_return, self.ep_len = np.zeros(N), np.zeros(N, np.int64)
-    self.autoreset, self.any_reset = np.zeros(N, bool), False
+    if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
+    if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
+        self.envs.reset(seed=self.seed); restore_env_snapshot(self.envs, st['envs'])
+        self.obs_np = tree_map(lambda t: t.numpy().copy(), st['obs'])
+        self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
+    else:
+        seed = self.seed
+        if initial_state is not None:
+            seed = Seeder([self.seed, self.episodes]).int() % 2**31
+            self.episode_id = self.episode_id + 1   # the interrupted episodes are abandoned
+            if not getattr(self, '_warned_restart', False):
+                warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
+                self._warned_restart = True
+        self.obs_np, _ = self.envs.reset(seed=seed)
+        self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
+    self.obs, self.any_reset = to_tensor(self.obs_np), bool(self.autoreset.any())
 
 @patch
 def get_state(self: Collector) -> dict:
     st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, episode_id=self.episode_id.tolist())
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
+    snap = env_snapshot(self.envs)
+    if snap is not None:
+        st.update(envs=snap, obs=tree_map(lambda a: torch.from_numpy(a.copy()), self.obs_np),
+                  **{k: torch.from_numpy(getattr(self, k).copy()) for k in ('ep_return', 'ep_len', 'autoreset')})
     return st
 
-# %% ../../nbs/05_data.gym.ipynb #bd159421
+# %% ../../nbs/05_data.gym.ipynb #deae8555
 class EnvStep(NamedTuple):
     "One vector step, all N rows, as numpy arrays"
     next_obs: Any                # [N, O...] (a tree for Dict/Tuple spaces)
@@ -143,7 +170,7 @@ def _finish(self: Collector, idx: np.ndarray, done: np.ndarray):
     self.ep_return[idx] = 0.; self.ep_len[idx] = 0   # in place is safe: both arrays were made this step
     if heard: self('on_episode_end')
 
-# %% ../../nbs/05_data.gym.ipynb #6aef5d0b
+# %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 @patch
 def _step_envs(self: Collector, action):
     if not isinstance(self.envs, gym.vector.AsyncVectorEnv): return self.envs.step(action)
@@ -152,7 +179,7 @@ def _step_envs(self: Collector, action):
         return self.envs.step_wait(timeout=self.timeout)
     except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
 
-# %% ../../nbs/05_data.gym.ipynb #6647f5e5
+# %% ../../nbs/05_data.gym.ipynb #a8f3c274
 def _rows(x, keep):
     "`x` (an array or a tree of them) as tensors, keeping the rows `keep` (all when None); `take` beats boolean indexing severalfold"
     if isinstance(x, np.ndarray): return torch.from_numpy(x if keep is None else x.take(keep, 0))
@@ -177,7 +204,7 @@ class TransitionCollector(Collector):
         self.obs_np, self.obs = e.next_obs, (step.next_obs if keep is None else to_tensor(e.next_obs))
         return step
 
-# %% ../../nbs/05_data.gym.ipynb #16c636b5
+# %% ../../nbs/05_data.gym.ipynb #d091ab3f
 class EpisodeLogger(Callback):
     "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"
     order = -5
@@ -187,7 +214,7 @@ class EpisodeLogger(Callback):
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
 
-# %% ../../nbs/05_data.gym.ipynb #885c76ad
+# %% ../../nbs/05_data.gym.ipynb #4bdd33dd
 class NStepReturns(tn.BaseNode):
     "Turns 1-step `Step` batches (with `env_id`) from `source` into `n`-step transitions with discount `gamma`"
     def __init__(self, source: tn.BaseNode, n: int, gamma: float, n_envs: int):
@@ -207,7 +234,7 @@ class NStepReturns(tn.BaseNode):
         ring = None if self.ring is None else dict(tree_map(torch.clone, self.ring), step=tree_map(torch.clone, self.ring['step'])._asdict())
         return {'source': self.source.state_dict(), 'ring': ring, 'head': self.head.clone()}   # plain dicts: checkpoints load with weights_only
 
-# %% ../../nbs/05_data.gym.ipynb #089bfc7a
+# %% ../../nbs/05_data.gym.ipynb #25dc0d96
 @patch
 def _alloc_ring(self: NStepReturns, s: Step) -> dict:
     "Slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
@@ -235,7 +262,7 @@ def next(self: NStepReturns) -> Step:
     emit = live & ((R['age'] == self.n) | done_N)
     return self._emit(s, emit)
 
-# %% ../../nbs/05_data.gym.ipynb #16858549
+# %% ../../nbs/05_data.gym.ipynb #4ba53651
 @patch
 def _emit(self: NStepReturns, s: Step, emit) -> Step:
     R = self.ring
@@ -250,7 +277,7 @@ def _emit(self: NStepReturns, s: Step, emit) -> Step:
     R['pending'][slot, env] = False
     return out
 
-# %% ../../nbs/05_data.gym.ipynb #bd89695f
+# %% ../../nbs/05_data.gym.ipynb #d4290ede
 class Rollout(NamedTuple):
     "T steps of N envs, with the agent's outputs and the bootstrap observation"
     obs: Any                    # [T, N, O...] (a tree for Dict/Tuple spaces)
@@ -270,7 +297,7 @@ class RolloutCollector(Collector):
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
 
-# %% ../../nbs/05_data.gym.ipynb #30ad2b46
+# %% ../../nbs/05_data.gym.ipynb #be61b124
 @patch
 def next(self: RolloutCollector) -> Rollout:
     rows = []
@@ -284,7 +311,7 @@ def next(self: RolloutCollector) -> Rollout:
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
     return Rollout(*tree_stack(rows), next_obs=self.obs)
 
-# %% ../../nbs/05_data.gym.ipynb #c9464edd
+# %% ../../nbs/05_data.gym.ipynb #c19b3977
 class EvalResult(NamedTuple):
     "Returns and lengths of the evaluated episodes, in env order, with their summary"
     mean: float
@@ -314,7 +341,7 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
     rets = [r for g in got for r, _ in g]
     return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
 
-# %% ../../nbs/05_data.gym.ipynb #6b3d907a
+# %% ../../nbs/05_data.gym.ipynb #6fb83982
 def find_collector(loop: Loop) -> Collector:
     "The first `Collector` among `loop` and its inner loops"
     c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
@@ -348,7 +375,7 @@ class EvalCallback(Callback):
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
 
-# %% ../../nbs/05_data.gym.ipynb #038736d4
+# %% ../../nbs/05_data.gym.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
     obs, _ = env.reset(seed=seed)
@@ -389,7 +416,7 @@ def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
     return path
 
-# %% ../../nbs/05_data.gym.ipynb #12154dd5
+# %% ../../nbs/05_data.gym.ipynb #61899495
 def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
     "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
@@ -402,7 +429,7 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     finally: env.close()
     return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
 
-# %% ../../nbs/05_data.gym.ipynb #af8dc8cc
+# %% ../../nbs/05_data.gym.ipynb #389b732a
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:
     "Find which worker failed and how, terminate all workers, and describe it"
     pipes, procs = envs.parent_pipes, envs.processes

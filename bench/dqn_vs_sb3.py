@@ -1,0 +1,88 @@
+"""rlnb DQN against Stable-Baselines3 DQN with identical hyperparameters, and against the bare-update floor.
+
+Hyperparameters: rl-baselines3-zoo's CartPole-v1 DQN (50k env steps, lr 2.3e-3, batch 64, buffer 100k,
+learning_starts 1000, gamma 0.99, target update every 10 env steps, 128 gradient steps per 256 env
+steps, epsilon 1 -> 0.04 over the first 16% of steps, MLP [256, 256], Huber loss, gradient norm
+clipped at 10), one env, one torch thread, no evaluation. The floor is the same number of bare torch
+updates (forward, target forward, loss, backward, clip, Adam step configured as rlnb configures it) on
+random batches with nothing else. The three run alternately; medians over repeats. rlnb's time is
+also split into acting, env stepping, replay (store + sample) and updates by timing wrappers.
+Needs `pip install -e ".[bench]"`. Ends with one JSON line.
+
+    python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 3]
+"""
+import argparse, json, statistics, time
+import numpy as np, torch
+
+def rlnb_cfg(steps):
+    from rlnb.agents.dqn.core import DQNConfig, OffPolicySchedule
+    return DQNConfig(total_steps=steps, n_envs=1, lr=2.3e-3, bs=64, buffer=100_000, gamma=0.99, n_step=1, schedule=OffPolicySchedule(1000, 256, 128),
+                     eps_start=1., eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), loss='huber', grad_clip=10., eval_every=10**9, threshold=None)
+
+def run_rlnb(steps, seed, split=False):
+    from rlnb.agents.dqn.targets import target_dqn_learner, HardUpdate
+    from rlnb.agents.dqn.core import train
+    learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(5), progress=False)   # 10 env steps = 5 updates
+    timers = _instrument(learn) if split else None
+    t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
+    if timers: timers['other'] = wall - sum(timers.values())
+    return wall, learn.opt_step, ({k: round(v, 2) for k, v in timers.items()} if timers else None)
+
+def _instrument(learn):
+    "Wrap the agent, the envs, the replay and the update step with timers (for the time split only)"
+    t = dict(acting=0., env=0., replay=0., update=0.)
+    col, rb = learn.collector, learn.data.root
+    def timed(key, f):
+        def g(*a, **k):
+            t0 = time.perf_counter(); r = f(*a, **k); t[key] += time.perf_counter() - t0; return r
+        return g
+    col.agent.act = timed('acting', col.agent.act)
+    col.envs.step = timed('env', col.envs.step)
+    rb.add, rb.sample = timed('replay', rb.add), timed('replay', rb.sample)
+    learn._do_batch = timed('update', learn._do_batch)   # forward, loss, backward, clip, optimizer step and their events
+    return t
+
+def run_sb3(steps, seed):
+    import gymnasium as gym
+    from stable_baselines3 import DQN
+    model = DQN('MlpPolicy', gym.make('CartPole-v1'), learning_rate=2.3e-3, batch_size=64, buffer_size=100_000, learning_starts=1000, gamma=0.99,
+                target_update_interval=10, train_freq=256, gradient_steps=128, exploration_fraction=0.16, exploration_final_eps=0.04,
+                policy_kwargs=dict(net_arch=[256, 256]), seed=seed, device='cpu', verbose=0)
+    t0 = time.perf_counter(); model.learn(steps); return time.perf_counter() - t0
+
+def run_floor(n_updates, seed):
+    "Bare DQN updates on random batches: the cost of the learning alone"
+    from rlnb.agents.dqn.core import QNetwork, adam
+    from rlnb.agents.dqn.targets import target_copy
+    g = torch.Generator().manual_seed(seed)
+    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt = target_copy(net); opt = adam(net.parameters(), 2.3e-3)
+    obs, nxt = torch.randn(64, 4, generator=g), torch.randn(64, 4, generator=g)
+    act, rew, term = torch.randint(2, (64,), generator=g), torch.ones(64), torch.zeros(64, dtype=torch.bool)
+    t0 = time.perf_counter()
+    for i in range(n_updates):
+        with torch.no_grad(): y = rew + 0.99 * ~term * tgt(nxt).max(-1).values
+        q = net(obs).gather(1, act[:, None])[:, 0]
+        loss = torch.nn.functional.smooth_l1_loss(q, y)
+        loss.backward(); torch.nn.utils.clip_grad_norm_(net.parameters(), 10.); opt.step(); opt.zero_grad(set_to_none=True)
+        if i % 5 == 0: tgt.load_state_dict(net.state_dict())
+    return time.perf_counter() - t0
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--steps', type=int, default=50_000)
+    ap.add_argument('--repeats', type=int, default=3)
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    r, s, f = [], [], []
+    for k in range(a.repeats):
+        s.append(run_sb3(a.steps, k)); wall, n_upd, _ = run_rlnb(a.steps, k); r.append(wall); f.append(run_floor(n_upd, k))
+        print(f'repeat {k}: sb3 {s[-1]:.1f} s  rlnb {r[-1]:.1f} s ({n_upd} updates)  floor {f[-1]:.1f} s', flush=True)
+    _, _, split = run_rlnb(a.steps, 0, split=True)
+    rs, ss, fs = statistics.median(r), statistics.median(s), statistics.median(f)
+    out = dict(rlnb_s=round(rs, 2), sb3_s=round(ss, 2), floor_s=round(fs, 2), ratio_vs_sb3=round(rs / ss, 3), ratio_vs_floor=round(rs / fs, 3),
+               updates=n_upd, split_s=split)
+    print(f"rlnb {rs:.1f} s, SB3 {ss:.1f} s, floor {fs:.1f} s: rlnb/SB3 {rs / ss:.2f} (target <= 0.7), rlnb/floor {rs / fs:.2f} (target <= 1.15)")
+    print('time split of one rlnb run (s; "other" is the loop, the collector and the rest):', split)
+    print(json.dumps(out))
+
+if __name__ == '__main__': main()

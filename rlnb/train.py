@@ -206,10 +206,11 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
-# %% ../nbs/20_train.ipynb #90157e80
+# %% ../nbs/20_train.ipynb #d0197350
 def _train_cmd(args) -> dict:
     if args.resume:
         if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")
+        if args.env: raise ValueError(f"--resume continues the run in {args.resume!r} on its own environment; drop --env {args.env} (or start a new run without --resume).")
         return resume_run(args.resume, args.steps, args.progress, args.video)
     if not args.algo: raise ValueError(f"Name an algorithm to train: {', '.join(PRESETS)}.")
     return train_run(args.algo, args.env, args.steps, args.seed, args.n_envs, args.out, args.device, args.video, args.progress)

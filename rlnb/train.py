@@ -73,13 +73,13 @@ class Preset:
 
     def train(self, learn: Learner) -> Learner: return train(learn)
 
-# %% ../nbs/20_train.ipynb #0dbe5cd3
+# %% ../nbs/20_train.ipynb #379dc8bd
 _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, schedule=OffPolicySchedule(1000, 2, 1),
                       eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
                       eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
 
 PRESETS = {p.algo: p for p in [
-    Preset('dqn_notarget', 'CartPole-v1', dqn_learner, replace(_CARTPOLE, loss='mse'), summary='DQN without a target network (squared loss)'),
+    Preset('dqn_notarget', 'CartPole-v1', dqn_learner, replace(_CARTPOLE, loss='mse', lr=2e-3), summary='DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', target_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'DQN with a hard-synced target network (Mnih et al. 2015)'),
     Preset('double_dqn', 'CartPole-v1', double_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', dueling_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Dueling Double DQN (Wang et al. 2016)'),

@@ -20,8 +20,8 @@ from ..callback import Callback, Metrics
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot', 'EnvStep',
-           'TransitionCollector', 'EpisodeLogger', 'NStepReturns', 'Rollout', 'RolloutCollector', 'EvalResult',
-           'evaluate', 'find_collector', 'EvalCallback', 'play_episode', 'episode_frames', 'animate', 'save_gif',
+           'TransitionCollector', 'find_collector', 'EpisodeLogger', 'NStepReturns', 'Rollout', 'RolloutCollector',
+           'EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames', 'animate', 'save_gif',
            'record_video']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
@@ -204,12 +204,18 @@ class TransitionCollector(Collector):
         self.obs_np, self.obs = e.next_obs, (step.next_obs if keep is None else to_tensor(e.next_obs))
         return step
 
-# %% ../../nbs/05_data.gym.ipynb #d091ab3f
+# %% ../../nbs/05_data.gym.ipynb #6431dada
+def find_collector(loop: Loop) -> Collector:
+    "The first `Collector` among `loop` and its inner loops"
+    c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
+    if c is None: raise ValueError(f'{loop.name} has no collector among its loops: give it a data pipeline that starts with a collector.')
+    return c
+
 class EpisodeLogger(Callback):
     "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"
     order = -5
     def on_episode_end(self):
-        col = next(l for l in self.learn.loops() if isinstance(l, Collector))
+        col = find_collector(self.learn)
         f, m = col.finished, self.learn.metrics
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
@@ -341,13 +347,7 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
     rets = [r for g in got for r, _ in g]
     return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
 
-# %% ../../nbs/05_data.gym.ipynb #6fb83982
-def find_collector(loop: Loop) -> Collector:
-    "The first `Collector` among `loop` and its inner loops"
-    c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
-    if c is None: raise ValueError(f'{loop.name} has no collector among its loops: give it a data pipeline that starts with a collector.')
-    return c
-
+# %% ../../nbs/05_data.gym.ipynb #45980cfe
 class EvalCallback(Callback):
     "Every `every` env steps, evaluate `agent` on `envs` for `n_episodes` episodes and log `eval_return`"
     order = 20
@@ -355,8 +355,10 @@ class EvalCallback(Callback):
         self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed = envs, agent, every, n_episodes, threshold, seed
         self.next_eval, self.solved_at, self.wall = every, None, 0.
 
+    def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
+
     def after_batch(self):
-        col = find_collector(self.learn)
+        col = self._col
         if col.env_step < self.next_eval: return
         self.evaluate(col.env_step)
         self.next_eval = (col.env_step // self.period + 1) * self.period

@@ -15,7 +15,7 @@ from .core import Seeder, tree_map, tree_leaves, rng_state, set_rng_state
 
 # %% auto #0
 __all__ = ['space_kind', 'Selector', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule', 'EpsilonGreedySelector',
-           'CategoricalSelector', 'GaussianSelector', 'model_device', 'Agent', 'RandomAgent']
+           'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
 def space_kind(space) -> str:
@@ -107,6 +107,11 @@ class CategoricalSelector(Selector):
         logp_B = F.log_softmax(logits_BA, -1).gather(-1, act_B[..., None])[..., 0]
         return act_B, {**out, 'logp': logp_B}
 
+# %% ../nbs/04_agent.ipynb #302e3a6c
+def gaussian_logp(mean_BA, log_std_BA, u_BA) -> torch.Tensor:
+    "Log-density `[B]` of `u_BA` under independent normals `N(mean, exp(log_std))`, summed over the action dimensions"
+    return (-0.5 * ((u_BA - mean_BA) / log_std_BA.exp()) ** 2 - log_std_BA - 0.5 * math.log(2 * math.pi)).sum(-1)
+
 # %% ../nbs/04_agent.ipynb #25817b40
 class GaussianSelector(Selector):
     "Samples `N(mean, exp(log_std))`, clipped or tanh-squashed into `[low, high]`; info holds `logp` and `raw_action`"
@@ -120,7 +125,7 @@ class GaussianSelector(Selector):
         mean_BA, log_std_BA = out['mean'], out['log_std'].expand_as(out['mean'])
         std_BA = log_std_BA.exp()
         u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen, device=mean_BA.device)
-        logp_B = (-0.5 * ((u_BA - mean_BA) / std_BA) ** 2 - log_std_BA - 0.5 * math.log(2 * math.pi)).sum(-1)
+        logp_B = gaussian_logp(mean_BA, log_std_BA, u_BA)
         low, high = self.low.to(u_BA.device), self.high.to(u_BA.device)
         if self.bound == 'clip': act_BA = torch.maximum(torch.minimum(u_BA, high), low)
         else:

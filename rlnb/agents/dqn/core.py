@@ -130,10 +130,10 @@ class DQNConfig:
     device: str = 'cpu'
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
-def adam(params, lr: float):
+def adam(params, lr: float, eps: float = 1e-8):
     "Adam, with the fused implementation where this torch build supports it"
-    try: return torch.optim.Adam(params, lr=lr, fused=True)
-    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr)
+    try: return torch.optim.Adam(params, lr=lr, eps=eps, fused=True)
+    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
 
 def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Callable | None = None, make_loss: Callable | None = None,
                 make_cbs: Callable | None = None, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:

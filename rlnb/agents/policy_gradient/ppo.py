@@ -237,7 +237,7 @@ class PPOLoss:
         self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
         return pg + self.vf_coef * vf - self.ent_coef * ent
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #c7320791
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bceb394f
 class LinearDecayCallback(Callback):
     "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps`"
     order = -20
@@ -251,15 +251,17 @@ class LinearDecayCallback(Callback):
         if self.clip is not None: self.learn.loss_func.clip = max(self.clip * remaining, 1e-8)
 
 class PGStatsCallback(Callback):
-    "Log `approx_kl`, `clip_frac`, `entropy`, `pg_loss` and `v_loss` of every `every`-th minibatch at the collector's env step"
+    "Log the loss's parts (`pg_loss`, `v_loss`, `entropy`) and, where it has a ratio, `approx_kl` and `clip_frac`, every `every` minibatches"
     order = -9
     def __init__(self, every: int = 10): self.every = {'after_batch': every}
     def before_fit(self): self._col = find_collector(self.learn)
     def after_batch(self):
         p, clip = self.learn.loss_func.parts, getattr(self.learn.loss_func, 'clip', None)
-        lr_B, m = p['log_ratio'], p['mask']
-        stats = dict(approx_kl=masked_mean(lr_B.exp() - 1 - lr_B, m), entropy=p['entropy'], pg_loss=p['pg_loss'], v_loss=p['v_loss'])
-        if clip is not None: stats['clip_frac'] = masked_mean(((lr_B.exp() - 1).abs() > clip).float(), m)
+        stats = {k: v for k, v in p.items() if k not in ('log_ratio', 'mask')}
+        if 'log_ratio' in p:
+            lr_B, m = p['log_ratio'], p['mask']
+            stats['approx_kl'] = masked_mean(lr_B.exp() - 1 - lr_B, m)
+            if clip is not None: stats['clip_frac'] = masked_mean(((lr_B.exp() - 1).abs() > clip).float(), m)
         for k, v in stats.items(): self.learn.metrics.log(k, float(v), self._col.env_step)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #a556db7c

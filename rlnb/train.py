@@ -1,4 +1,4 @@
-"""The `rlnb` command line: `rlnb --version`, `rlnb --help`, and `rlnb demo` until the algorithms bring `rlnb train`.
+"""Presets (tuned hyperparameters per algorithm and environment) and the `rlnb` command line: `rlnb train`, `rlnb eval`, `rlnb presets`, `rlnb demo`.
 
 Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse, difflib, json, sys, time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .agent import Agent, ArgmaxSelector
 from .data.gym import make_envs, evaluate, record_video, EnvError
 from .learner import Learner, LinearData
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, dqn_learner, train
@@ -24,9 +23,12 @@ from .agents.dqn.targets import HardUpdate, target_dqn_learner
 from .agents.dqn.double import double_dqn_learner
 from .agents.dqn.dueling import dueling_dqn_learner
 from .agents.dqn.categorical import c51_learner
+from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
+from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'demo', 'Preset', 'get_preset', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'train_run', 'resume_run', 'eval_checkpoint', 'parser',
+           'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
@@ -58,17 +60,20 @@ class Preset:
     algo: str
     env: str
     make: Callable            # builder: make(env_id, cfg, seed, **kwargs) -> Learner
-    cfg: DQNConfig
+    cfg: Any                  # the algorithm's config dataclass (DQNConfig, PPOConfig, ReinforceConfig)
     kwargs: dict = field(default_factory=dict)
     summary: str = ''
 
     def learner(self, seed: int = 0, progress: bool = True, cbs=(), **overrides) -> Learner:
         "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and `overrides` applied"
-        kw, over = dict(self.kwargs, cbs=cbs), dict(overrides)
-        if 'target_every' in over: kw['update'] = HardUpdate(over.pop('target_every'))
-        if 'schedule' in over: over['schedule'] = OffPolicySchedule(*over['schedule'])
-        unknown = set(over) - {f.name for f in fields(DQNConfig)}
-        if unknown: raise ValueError(f"Unknown hyperparameters {sorted(unknown)} for {self.algo}; known: {', '.join(f.name for f in fields(DQNConfig))}, target_every.")
+        kw, over, known = dict(self.kwargs, cbs=cbs), dict(overrides), [f.name for f in fields(self.cfg)]
+        if isinstance(self.cfg, DQNConfig):
+            known.append('target_every')
+            if 'target_every' in over: kw['update'] = HardUpdate(over.pop('target_every'))
+            if 'schedule' in over: over['schedule'] = OffPolicySchedule(*over['schedule'])
+        if 'hidden' in over: over['hidden'] = tuple(over['hidden'])
+        unknown = set(over) - set(known)
+        if unknown: raise ValueError(f"Unknown hyperparameters {sorted(unknown)} for {self.algo}; known: {', '.join(known)}.")
         return self.make(self.env, replace(self.cfg, **over), seed, progress=progress, **kw)
 
     def train(self, learn: Learner) -> Learner: return train(learn)
@@ -84,20 +89,28 @@ PRESETS = {p.algo: p for p in [
     Preset('double_dqn', 'CartPole-v1', double_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', dueling_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', c51_learner, _CARTPOLE, dict(update=HardUpdate(250), v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
+    Preset('ppo', 'CartPole-v1', ppo_learner, PPOConfig(eval_every=2_000), summary='PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
+    Preset('reinforce', 'CartPole-v1', reinforce_learner, ReinforceConfig(eval_every=2_000), summary='REINFORCE with a learned value baseline (Williams 1992)'),
+]}
+
+ENV_PRESETS = {(p.algo, p.env): p for p in [
+    Preset('ppo', 'Pendulum-v1', ppo_learner, PPOConfig(total_steps=200_000, n_envs=4, n_steps=1024, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
+                                                      gamma=0.9, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
+                                                      eval_every=10_000, eval_episodes=20, threshold=-300), summary='PPO on a continuous action'),
 ]}
 
 def get_preset(algo: str, env: str | None = None) -> Preset:
-    "The preset for `algo` on `env` (default: the preset's own environment)"
+    "The preset for `algo` on `env`: a tuned one where it exists, else `algo`'s default preset with `env` swapped in"
     if algo not in PRESETS:
         close = difflib.get_close_matches(algo, PRESETS, n=1)
         raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: {', '.join(PRESETS)}.")
-    p = PRESETS[algo]
+    p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
     return p if env is None or env == p.env else replace(p, env=env)
 
 # %% ../nbs/20_train.ipynb #7e0bea2a
 def _config_json(p: Preset, learn: Learner, seed: int, over: dict) -> dict:
     cfg = {f.name: getattr(learn.cfg, f.name) for f in fields(learn.cfg)}
-    cfg['schedule'] = [cfg['schedule'].learning_starts, cfg['schedule'].train_every, cfg['schedule'].updates]
+    if 'schedule' in cfg: cfg['schedule'] = [cfg['schedule'].learning_starts, cfg['schedule'].train_every, cfg['schedule'].updates]
     return dict(algo=p.algo, env=p.env, seed=seed, overrides=over, hyperparameters=cfg, rlnb=rlnb.__version__)
 
 def _plot_curve(metrics, path, threshold=None):
@@ -117,14 +130,14 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     "Train `learn` to its config's step budget, then evaluate and write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
     t0, steps0 = time.perf_counter(), col.env_step
-    learn.fit(max(0, cfg.schedule.n_batches(cfg.total_steps) - learn.opt_step))
+    train(learn)
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
     summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
                    sps=round((col.env_step - steps0) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, out=str(out))
-    if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], Agent(learn.model, ArgmaxSelector()), out/'videos')]
+    if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -171,9 +184,9 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000) ->
     learn = get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides'])
     learn.meta = meta
     learn.load(path)
-    res = evaluate(make_envs(meta['env'], min(10, episodes)), Agent(learn.model, ArgmaxSelector()), episodes, seed=seed)
+    res = evaluate(make_envs(meta['env'], min(10, episodes)), learn.evaluator.eval_agent, episodes, seed=seed)
     out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-    if video: out['videos'] = [str(v) for v in record_video(meta['env'], Agent(learn.model, ArgmaxSelector()), video)]
+    if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]
     return out
 
 # %% ../nbs/20_train.ipynb #7149946c
@@ -229,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(_train_cmd(args)))
         elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video)))
         elif args.command == 'presets':
-            for k, pr in PRESETS.items(): print(f'{k:<14} {pr.env:<14} {pr.summary}')
+            for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<14} {pr.env:<14} {pr.summary}')
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr)
         return 2

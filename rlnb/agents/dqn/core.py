@@ -129,6 +129,10 @@ class DQNConfig:
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'
 
+    def n_batches(self) -> int:
+        "Gradient steps in the run"
+        return self.schedule.n_batches(self.total_steps)
+
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def adam(params, lr: float, eps: float = 1e-8):
     "Adam, with the fused implementation where this torch build supports it"
@@ -175,5 +179,5 @@ class StopWhenSolvedCallback(Callback):
             raise CancelFitException()
 
 def train(learn: Learner) -> Learner:
-    "Fit `learn` for its config's `total_steps` env steps"
-    return learn.fit(learn.cfg.schedule.n_batches(learn.cfg.total_steps))
+    "Fit `learn` to its config's `total_steps` env steps: `cfg.n_batches()` batches in all (the rest of them, after a resume)"
+    return learn.fit(max(0, learn.cfg.n_batches() - learn.opt_step))

@@ -7,6 +7,7 @@ parallel worker processes (one torch thread each). Ends with one JSON line: a li
 
     python bench/learn.py [--algos dqn,double_dqn] [--env CartPole-v1] [--seeds 10] [--workers 2]
                           [--set '{"lr": 1e-3}']   # override preset hyperparameters (for tuning)
+    python bench/learn.py --algos ppo --env Pendulum-v1 --seeds 5   # the tuned Pendulum preset (threshold -300, 200k steps)
 """
 import argparse, json, statistics, time
 from concurrent.futures import ProcessPoolExecutor
@@ -23,7 +24,7 @@ def run_one(algo, env, seed, overrides):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--algos', default='dqn_notarget,dqn,double_dqn,dueling_dqn,c51')
+    ap.add_argument('--algos', default='dqn_notarget,dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
     ap.add_argument('--env', default='CartPole-v1')
     ap.add_argument('--seeds', type=int, default=10)
     ap.add_argument('--workers', type=int, default=2)

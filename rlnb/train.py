@@ -94,8 +94,8 @@ PRESETS = {p.algo: p for p in [
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
-    Preset('ppo', 'Pendulum-v1', ppo_learner, PPOConfig(total_steps=200_000, n_envs=4, n_steps=1024, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
-                                                      gamma=0.9, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
+    Preset('ppo', 'Pendulum-v1', ppo_learner, PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
+                                                      gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
                                                       eval_every=10_000, eval_episodes=20, threshold=-300), summary='PPO on a continuous action'),
 ]}
 

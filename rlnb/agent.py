@@ -7,7 +7,7 @@ Docs: https://rlnb.github.io/rlnb/agent.html.md"""
 # %% ../nbs/04_agent.ipynb #38b71705
 from __future__ import annotations
 import math
-from typing import Any
+from typing import Any, Callable
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -148,16 +148,17 @@ def model_device(model: nn.Module) -> torch.device:
 
 class Agent:
     "A model and an action selector: `act(obs)` returns actions and the selector's info for a batch of observations"
-    def __init__(self, model: nn.Module, selector: Selector, action_space=None):
+    def __init__(self, model: nn.Module, selector: Selector, action_space=None, forward: Callable | None = None):
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
+        self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
         "Actions `[B]` or `[B, A]` for a batch `obs` (a tensor or a tree of them), and an info dict"
         dev = model_device(self.model)
         obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
         with torch.set_grad_enabled(grad):
-            return self.selector(self.model(obs), deterministic)
+            return self.selector(self.forward(obs), deterministic)
 
     def state_dict(self) -> dict: return {'selector': self.selector.state_dict()}
     def load_state_dict(self, state: dict): self.selector.load_state_dict(state['selector']); return self

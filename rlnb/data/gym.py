@@ -306,16 +306,22 @@ class RolloutCollector(Collector):
 # %% ../../nbs/05_data.gym.ipynb #be61b124
 @patch
 def next(self: RolloutCollector) -> Rollout:
-    rows = []
-    for _ in range(self.n_steps):
-        obs = self.obs
-        act, info = self.agent.act(obs)
-        e = self._env_step(act.cpu().numpy())
-        extra = {k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (self.n_envs,)}
-        valid = self._all_true.copy() if e.valid is None else e.valid
-        rows.append((obs, act.cpu(), *to_tensor((e.reward, e.terminated, e.truncated, valid, (e.episode_step == 0) & valid)), extra))
+    T, N = self.n_steps, self.n_envs
+    reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
+    terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
+    obs, act, extra = [], [], []
+    for t in range(T):
+        a, info = self.agent.act(self.obs)
+        a = a.cpu()
+        e = self._env_step(a.numpy())
+        obs.append(self.obs); act.append(a)
+        extra.append({k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
+        reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
+        if e.valid is not None: valid_TN[t] = e.valid
+        start_TN[t] = (e.episode_step == 0) & valid_TN[t]
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-    return Rollout(*tree_stack(rows), next_obs=self.obs)
+    return Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
+                   tree_stack(extra), next_obs=self.obs)
 
 # %% ../../nbs/05_data.gym.ipynb #c19b3977
 class EvalResult(NamedTuple):

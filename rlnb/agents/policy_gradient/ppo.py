@@ -24,7 +24,7 @@ from ..dqn.core import flatten_obs, mlp, adam, GradClipCallback, StopWhenSolvedC
 
 # %% auto #0
 __all__ = ['policy_selector', 'ObsNormalizer', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch',
-           'RewardScaler', 'OnPolicyBatches', 'clipped_surrogate', 'masked_mean', 'PPOLoss', 'LinearDecayCallback',
+           'RewardScaler', 'OnPolicyBatches', 'clipped_surrogate', 'mean_weights', 'PPOLoss', 'LinearDecayCallback',
            'PGStatsCallback', 'PPOConfig', 'pg_learner', 'ppo_learner']
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #c7a1c7e9
@@ -57,7 +57,7 @@ class ObsNormalizer(nn.Module):
 
     def forward(self, x_BO): return ((x_BO - self.mean) / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #b78b24e5
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #08c9f6b1
 def _layer(m: nn.Linear, gain: float) -> nn.Linear:
     nn.init.orthogonal_(m.weight, gain); nn.init.zeros_(m.bias)
     return m
@@ -77,14 +77,21 @@ class ActorCritic(nn.Module):
         self.pi, self.v = _layer(nn.Linear(hidden[-1], n_out), 0.01), _layer(nn.Linear(hidden[-1], 1), 1.)
         self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
 
-    def forward(self, obs) -> dict:
-        x_BO = flatten_obs(obs)
-        if self.norm is not None: x_BO = self.norm(x_BO)
-        h_BH = self.actor(x_BO)
-        value_B = self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]
-        if self.discrete: return {'logits': self.pi(h_BH), 'value': value_B}
+    def _features(self, obs): return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
+
+    def _head(self, h_BH) -> dict:
+        if self.discrete: return {'logits': self.pi(h_BH)}
         mean_BA = self.pi(h_BH)
-        return {'mean': mean_BA, 'log_std': self.log_std.expand_as(mean_BA), 'value': value_B}
+        return {'mean': mean_BA, 'log_std': self.log_std.expand_as(mean_BA)}
+
+    def policy(self, obs) -> dict:
+        "The policy's output alone: what an agent needs to act (the critic is not run)"
+        return self._head(self.actor(self._features(obs)))
+
+    def forward(self, obs) -> dict:
+        x_BO = self._features(obs)
+        h_BH = self.actor(x_BO)
+        return self._head(h_BH) | {'value': self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]}
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #e0ee665e
 def policy_logp_entropy(out: dict, action) -> tuple:
@@ -211,10 +218,10 @@ def clipped_surrogate(ratio_B, adv_B, clip: float) -> torch.Tensor:
     "PPO's per-row objective (to maximise): `min(ratio·A, clip(ratio, 1-clip, 1+clip)·A)`"
     return torch.minimum(ratio_B * adv_B, ratio_B.clamp(1 - clip, 1 + clip) * adv_B)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #8f01f9d7
-def masked_mean(x_B, mask_B) -> torch.Tensor:
-    "Mean of `x_B` over the rows where `mask_B` is 1"
-    return (x_B * mask_B).sum() / mask_B.sum().clamp(min=1.)
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #f20f03f0
+def mean_weights(mask_B) -> torch.Tensor:
+    "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none)"
+    return mask_B / mask_B.sum().clamp(min=1.)
 
 class PPOLoss:
     "PPO's loss on a `PGBatch`: clipped surrogate, (clipped) value error and entropy bonus, averaged over real rows"
@@ -224,20 +231,20 @@ class PPOLoss:
 
     def __call__(self, out: dict, b: PGBatch) -> torch.Tensor:
         logp_B, ent_B = policy_logp_entropy(out, b.action)
-        adv_B = b.adv
+        w_B, adv_B = mean_weights(b.mask), b.adv
         if self.norm_adv:
-            mu = masked_mean(adv_B, b.mask)
-            adv_B = (adv_B - mu) / (masked_mean((adv_B - mu) ** 2, b.mask).sqrt() + 1e-8)
+            adv_B = adv_B - adv_B @ w_B
+            adv_B = adv_B / (((adv_B ** 2) @ w_B).sqrt() + 1e-8)
         log_ratio_B = logp_B - b.logp
-        pg = -masked_mean(clipped_surrogate(log_ratio_B.exp(), adv_B, self.clip), b.mask)
+        pg = -(clipped_surrogate(log_ratio_B.exp(), adv_B, self.clip) @ w_B)
         v_B = out['value']
         err_B = (v_B - b.ret) ** 2
         if self.clip_vf is not None: err_B = torch.maximum(err_B, (b.value + (v_B - b.value).clamp(-self.clip_vf, self.clip_vf) - b.ret) ** 2)
-        vf, ent = masked_mean(err_B, b.mask), masked_mean(ent_B, b.mask)
+        vf, ent = err_B @ w_B, ent_B @ w_B
         self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
         return pg + self.vf_coef * vf - self.ent_coef * ent
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bceb394f
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #8b9f338b
 class LinearDecayCallback(Callback):
     "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps`"
     order = -20
@@ -260,8 +267,9 @@ class PGStatsCallback(Callback):
         stats = {k: v for k, v in p.items() if k not in ('log_ratio', 'mask')}
         if 'log_ratio' in p:
             lr_B, m = p['log_ratio'], p['mask']
-            stats['approx_kl'] = masked_mean(lr_B.exp() - 1 - lr_B, m)
-            if clip is not None: stats['clip_frac'] = masked_mean(((lr_B.exp() - 1).abs() > clip).float(), m)
+            w_B = mean_weights(m)
+            stats['approx_kl'] = (lr_B.exp() - 1 - lr_B) @ w_B
+            if clip is not None: stats['clip_frac'] = ((lr_B.exp() - 1).abs() > clip).float() @ w_B
         for k, v in stats.items(): self.learn.metrics.log(k, float(v), self._col.env_step)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82b1b4e1
@@ -313,7 +321,7 @@ class PPOConfig:
         rows = self.n_steps * self.n_envs
         return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #756cbe11
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #1aca2cab
 def pg_learner(env_id: str, cfg, seed: int, loss, n_epochs: int, bs: int, lam: float, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
     "A `Learner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
     seeds = Seeder(seed).spawn(5)
@@ -324,10 +332,10 @@ def pg_learner(env_id: str, cfg, seed: int, loss, n_epochs: int, bs: int, lam: f
         torch.manual_seed(seeds[0].int())
         obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
         model = ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device)
-    col = RolloutCollector(envs, Agent(model, sel, space), cfg.n_steps, seed=seeds[2].int() % 2**31)
+    col = RolloutCollector(envs, Agent(model, sel, space, forward=model.policy), cfg.n_steps, seed=seeds[2].int() % 2**31)
     node = OnPolicyBatches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
     eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
-    ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space, forward=model.policy), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), PGStatsCallback(), EpisodeLogger(), ev, decay, *cbs]
     if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))

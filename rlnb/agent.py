@@ -174,7 +174,7 @@ class RandomAgent:
         else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
-        B = tree_leaves(obs)[0].shape[0]
+        B = obs.shape[0] if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0].shape[0]
         if self.kind == 'Discrete':
             a = torch.randint(self.n, (B,), generator=self.gen)
             return (a + self.start if self.start else a), {}

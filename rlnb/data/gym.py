@@ -140,7 +140,7 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"
     self('before_env_step')
     next_obs, rew, term, trunc, _ = self._step_envs(action)
-    rew = rew.astype(np.float32)
+    if rew.dtype != np.float32: rew = rew.astype(np.float32)
     ep_id, ep_len = self.episode_id, self.ep_len
     if self.any_reset:
         valid = ~self.autoreset

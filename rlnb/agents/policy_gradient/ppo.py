@@ -57,14 +57,21 @@ class ObsNormalizer(nn.Module):
 
     def forward(self, x_BO): return ((x_BO - self.mean) / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #08c9f6b1
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #69da7179
 def _layer(m: nn.Linear, gain: float) -> nn.Linear:
     nn.init.orthogonal_(m.weight, gain); nn.init.zeros_(m.bias)
     return m
 
 class ActorCritic(nn.Module):
     "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk"
-    def __init__(self, obs_example, action_space, hidden=(64, 64), shared: bool = False, act=nn.Tanh, log_std_init: float = 0., obs_norm: bool = False):
+    def __init__(self,
+                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
+                 hidden=(64, 64),            # hidden layer sizes of the actor and of the critic
+                 shared: bool = False,       # one trunk for both heads instead of two MLPs
+                 act=nn.Tanh,                # activation after each hidden layer
+                 log_std_init: float = 0.,   # initial log-std of the Gaussian head
+                 obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
         super().__init__()
         policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
         in_dim, self.discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
@@ -156,11 +163,18 @@ def __call__(self: RewardScaler, reward_TN, done_TN, valid_TN) -> torch.Tensor:
         self.mean, self.count = self.mean + d * n / tot, tot
     return (reward_TN / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #f2fd1725
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #59838a8a
 class OnPolicyBatches(tn.BaseNode):
     "Turns each `Rollout` from `source` into `n_epochs` shuffled passes of `PGBatch` minibatches of `bs` rows, with GAE advantages"
-    def __init__(self, source: tn.BaseNode, model: nn.Module, gamma: float = 0.99, lam: float = 0.95, n_epochs: int = 10, bs: int = 64,
-                 seed: int = 0, reward_scaler: RewardScaler | None = None):
+    def __init__(self,
+                 source: tn.BaseNode,        # yields `Rollout`s: a `RolloutCollector`
+                 model: nn.Module,           # the `ActorCritic` being trained: values and log-probs come from it
+                 gamma: float = 0.99,        # discount
+                 lam: float = 0.95,          # GAE's λ (1: Monte-Carlo returns)
+                 n_epochs: int = 10,         # passes over each rollout
+                 bs: int = 64,               # rows per minibatch
+                 seed: int = 0,              # seed of the shuffling generator
+                 reward_scaler: RewardScaler | None = None):   # scales rewards before GAE (None: raw rewards)
         super().__init__()
         if not (0 <= gamma <= 1 and 0 <= lam <= 1): raise ValueError(f'gamma and gae_lambda must be in [0, 1], got {gamma} and {lam}.')
         if n_epochs < 1 or bs < 1: raise ValueError(f'n_epochs and bs must be positive, got {n_epochs} and {bs}.')
@@ -219,14 +233,19 @@ def clipped_surrogate(ratio_B, adv_B, clip: float) -> torch.Tensor:
     "PPO's per-row objective (to maximise): `min(ratio·A, clip(ratio, 1-clip, 1+clip)·A)`"
     return torch.minimum(ratio_B * adv_B, ratio_B.clamp(1 - clip, 1 + clip) * adv_B)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #f20f03f0
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #991116ff
 def mean_weights(mask_B) -> torch.Tensor:
     "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none)"
     return mask_B / mask_B.sum().clamp(min=1.)
 
 class PPOLoss:
     "PPO's loss on a `PGBatch`: clipped surrogate, (clipped) value error and entropy bonus, averaged over real rows"
-    def __init__(self, clip: float = 0.2, vf_coef: float = 0.5, ent_coef: float = 0., clip_vf: float | None = None, norm_adv: bool = True):
+    def __init__(self,
+                 clip: float = 0.2,          # clip range ε of the ratio
+                 vf_coef: float = 0.5,       # weight of the value error
+                 ent_coef: float = 0.,       # weight of the entropy bonus
+                 clip_vf: float | None = None,   # clip range of the value around its old estimate (None: unclipped)
+                 norm_adv: bool = True):     # standardise advantages per minibatch
         if clip <= 0: raise ValueError(f'clip must be positive, got {clip}.')
         self.clip, self.vf_coef, self.ent_coef, self.clip_vf, self.norm_adv = clip, vf_coef, ent_coef, clip_vf, norm_adv
 
@@ -322,8 +341,18 @@ class PPOConfig:
         rows = self.n_steps * self.n_envs
         return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #1aca2cab
-def pg_learner(env_id: str, cfg, seed: int, loss, n_epochs: int, bs: int, lam: float, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #a0ff31c4
+def pg_learner(env_id: str,            # a registered gymnasium id
+               cfg,                    # a `PPOConfig` or `ReinforceConfig`
+               seed: int,              # seeds the weights, the agent, the envs, the shuffling and the evaluator
+               loss,                   # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
+               n_epochs: int,          # passes over each rollout
+               bs: int,                # rows per minibatch
+               lam: float,             # GAE's λ
+               cbs=(),                 # extra callbacks
+               progress: bool = True,  # show a progress bar
+               envs=None,              # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
+               eval_envs=None) -> Learner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
     "A `Learner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
     seeds = Seeder(seed).spawn(5)
     envs = envs or make_envs(env_id, cfg.n_envs)

@@ -154,7 +154,7 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     self.vector_step += 1
     self.last = out = EnvStep(next_obs, rew, term, trunc, valid, ep_id, ep_len)
     self('after_env_step')
-    self.any_reset = bool(done.any())
+    self.any_reset = done.any()
     if self.any_reset:
         if valid is not None: done = done & valid
         idx = done.nonzero()[0]
@@ -192,10 +192,16 @@ class TransitionCollector(Collector):
         act, _ = self.agent.act(self.obs)
         act = act.cpu(); act_np = act.numpy()
         e = self._env_step(act_np)
-        if e.valid is None and isinstance(obs_np, np.ndarray):   # the common case, spelled out: every row valid, flat observations
-            t = torch.from_numpy
-            step = Step(t(obs_np), act, t(e.reward), t(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids, t(e.episode_id), t(e.episode_step))
-            self.obs_np, self.obs = e.next_obs, step.next_obs
+        t = torch.from_numpy
+        if isinstance(obs_np, np.ndarray):   # flat observations, spelled out (the common case)
+            if e.valid is None:              # every row valid
+                step = Step(t(obs_np), act, t(e.reward), t(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids, t(e.episode_id), t(e.episode_step))
+                self.obs_np, self.obs = e.next_obs, step.next_obs
+                return step
+            keep = e.valid.nonzero()[0]
+            step = Step(*[t(x.take(keep, 0)) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep),
+                        t(e.episode_id.take(keep)), t(e.episode_step.take(keep)))
+            self.obs_np, self.obs = e.next_obs, t(e.next_obs)
             return step
         keep = None if e.valid is None else e.valid.nonzero()[0]
         env_id = self.env_ids if keep is None else torch.from_numpy(keep)   # the kept rows are the env indices

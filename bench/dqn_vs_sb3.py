@@ -6,7 +6,7 @@ steps, epsilon 1 -> 0.04 over the first 16% of steps, MLP [256, 256], Huber loss
 clipped at 10), one env, one torch thread, no evaluation. The floor is the same number of bare torch
 updates (forward, target forward, loss, backward, clip, Adam step configured as rlnb configures it) on
 random batches with nothing else. The three run alternately; medians over repeats. rlnb's time is
-also split into acting, env stepping, replay (store + sample) and updates by timing wrappers.
+also split, in a separate profiled run, into acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
     python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 3]
@@ -23,23 +23,17 @@ def run_rlnb(steps, seed, split=False):
     from rlnb.agents.dqn.targets import target_dqn_learner, HardUpdate
     from rlnb.agents.dqn.core import train
     learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(5), progress=False)   # 10 env steps = 5 updates
-    timers = _instrument(learn) if split else None
+    learn.profiling = split   # the loop's own timers: a split run is a little slower, so it is never one of the timed repeats
     t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
-    if timers: timers['other'] = wall - sum(timers.values())
-    return wall, learn.opt_step, ({k: round(v, 2) for k, v in timers.items()} if timers else None)
+    return wall, learn.opt_step, ({k: round(v, 2) for k, v in _split(learn).items()} if split else None)
 
-def _instrument(learn):
-    "Wrap the agent, the envs, the replay and the update step with timers (for the time split only)"
-    t = dict(acting=0., env=0., replay=0., update=0.)
-    col, rb = learn.collector, learn.data.root
-    def timed(key, f):
-        def g(*a, **k):
-            t0 = time.perf_counter(); r = f(*a, **k); t[key] += time.perf_counter() - t0; return r
-        return g
-    col.agent.act = timed('acting', col.agent.act)
-    col.envs.step = timed('env', col.envs.step)
-    rb.add, rb.sample = timed('replay', rb.add), timed('replay', rb.sample)
-    learn._do_batch = timed('update', learn._do_batch)   # forward, loss, backward, clip, optimizer step and their events
+def _split(learn):
+    "Where a profiled run's time went, from the loop's spans: acting, env stepping, updates, and the rest of fit (replay store and sample, collector bookkeeping, events)"
+    from rlnb.loop import SPAN
+    st, col = learn.profile_stats(), type(learn.collector).__name__
+    span = lambda loop, x: st[(loop, x, SPAN)].total
+    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span('Learner', 'batch'))
+    t['other'] = span('Learner', 'fit') - sum(t.values())
     return t
 
 def run_sb3(steps, seed):
@@ -82,7 +76,7 @@ def main():
     out = dict(rlnb_s=round(rs, 2), sb3_s=round(ss, 2), floor_s=round(fs, 2), ratio_vs_sb3=round(rs / ss, 3), ratio_vs_floor=round(rs / fs, 3),
                updates=n_upd, split_s=split)
     print(f"rlnb {rs:.1f} s, SB3 {ss:.1f} s, floor {fs:.1f} s: rlnb/SB3 {rs / ss:.2f} (target <= 0.7), rlnb/floor {rs / fs:.2f} (target <= 1.15)")
-    print('time split of one rlnb run (s; "other" is the loop, the collector and the rest):', split)
+    print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)
     print(json.dumps(out))
 
 if __name__ == '__main__': main()

@@ -6,8 +6,8 @@ gamma 0.98, 20 epochs, ent_coef 0, learning rate linear from 1e-3, clip range li
 max_grad_norm 0.5, advantage normalisation, Adam eps 1e-5). One torch thread, no evaluation. The floor
 is the same number of bare torch minibatch updates (forward of the same actor-critic, PPO loss,
 backward, gradient clipping, Adam step configured as rlnb configures it) on random data, with nothing
-else. The three run alternately; medians over repeats. rlnb's time is also split into acting, env
-stepping, rollout preparation (values, log-probs, GAE) and updates by timing wrappers.
+else. The three run alternately; medians over repeats. rlnb's time is also split, in a separate profiled
+run, into acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
     python bench/ppo_vs_sb3.py [--steps 100000] [--repeats 3]
@@ -24,23 +24,17 @@ def run_rlnb(steps, seed, split=False):
     from rlnb.agents.policy_gradient.ppo import ppo_learner
     from rlnb.agents.dqn.core import train
     learn = ppo_learner('CartPole-v1', rlnb_cfg(steps), seed, progress=False)
-    timers = _instrument(learn) if split else None
+    learn.profiling = split   # the loop's own timers: a split run is a little slower, so it is never one of the timed repeats
     t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
-    if timers: timers['other'] = wall - sum(timers.values())
-    return wall, learn.opt_step, ({k: round(v, 2) for k, v in timers.items()} if timers else None)
+    return wall, learn.opt_step, ({k: round(v, 2) for k, v in _split(learn).items()} if split else None)
 
-def _instrument(learn):
-    "Wrap the agent, the envs, the rollout preparation and the update step with timers (for the time split only)"
-    t = dict(acting=0., env=0., prepare=0., update=0.)
-    col, node = learn.collector, learn.data.root
-    def timed(key, f):
-        def g(*a, **k):
-            t0 = time.perf_counter(); r = f(*a, **k); t[key] += time.perf_counter() - t0; return r
-        return g
-    col.agent.act = timed('acting', col.agent.act)
-    col.envs.step = timed('env', col.envs.step)
-    node._prepare = timed('prepare', node._prepare)
-    learn._do_batch = timed('update', learn._do_batch)   # forward, loss, backward, clip, optimizer step and their events
+def _split(learn):
+    "Where a profiled run's time went, from the loop's spans: acting, env stepping, updates, and the rest of fit (rollout preparation (values, log-probs, GAE), collector bookkeeping, events)"
+    from rlnb.loop import SPAN
+    st, col = learn.profile_stats(), type(learn.collector).__name__
+    span = lambda loop, x: st[(loop, x, SPAN)].total
+    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span('Learner', 'batch'))
+    t['other'] = span('Learner', 'fit') - sum(t.values())
     return t
 
 def run_sb3(steps, seed):
@@ -82,7 +76,7 @@ def main():
     torch.set_num_threads(1)
     rl, sb, fl = [], [], []
     _, n_updates, split = run_rlnb(a.steps, 100, split=True)   # warm-up, and the time split
-    print(f'rlnb time split (one run): {split}', flush=True)
+    print(f'rlnb time split (one profiled run, s; other: rollout preparation, collector bookkeeping, events): {split}', flush=True)
     for i in range(a.repeats):
         w, n_updates, _ = run_rlnb(a.steps, i); rl.append(w)
         sb.append(run_sb3(a.steps, i))

@@ -11,7 +11,7 @@ from typing import Any, Callable, NamedTuple
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['EVENT_FORMS', 'CancelException', 'CancelFitException', 'CancelBatchException', 'CancelBackwardException',
+__all__ = ['EVENT_FORMS', 'SPAN', 'CancelException', 'CancelFitException', 'CancelBatchException', 'CancelBackwardException',
            'CancelStepException', 'phase_events', 'is_event_name', 'Loop', 'ProfileStat', 'Change']
 
 # %% ../nbs/01_loop.ipynb #5269c187
@@ -133,6 +133,7 @@ def _rebuild(self: Loop):
         fs = [self._bind(cb, event) for cb in cbs if callable(getattr(cb, event, None))]
         if self._profile is not None: fs = [_counted(self._profile, event, fs)]
         if fs: table[event] = _compile(fs)
+    if self._profile is not None: _add_spans(self._profile, table)
     self._dispatch = table
     for loop in self.inner: loop._rebuild()
 
@@ -232,6 +233,21 @@ def _timed(stats: dict, key, f: Callable) -> Callable:
 def _counted(stats: dict, event: str, fs: list) -> Callable:
     "Run `fs` as one event, timed into `stats[(event, None)]` even when nobody listens"
     return _timed(stats, (event, None), _compile(fs) if fs else (lambda: None))
+
+SPAN = '(span)'   # the callback name under which a span's time is kept
+
+def _add_spans(stats: dict, table: dict):
+    "Make each `before_X`/`after_X` pair in `table` time the span between them into `stats[(X, SPAN)]`"
+    clock = time.perf_counter
+    for ev in list(table):
+        x = ev[len('before_'):]
+        if not ev.startswith('before_') or f'after_{x}' not in table: continue
+        st, t0, before, after = stats.setdefault((x, SPAN), ProfileStat()), [None], table[ev], table[f'after_{x}']
+        def start(before=before, t0=t0): t0[0] = clock(); before()
+        def stop(after=after, t0=t0, st=st):
+            if t0[0] is not None: st.count += 1; st.total += clock() - t0[0]; t0[0] = None
+            after()
+        table[ev], table[f'after_{x}'] = start, stop
 
 # %% ../nbs/01_loop.ipynb #b0c47127
 def _set_profiling(self, on: bool):

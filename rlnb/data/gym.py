@@ -61,7 +61,7 @@ def to_tensor(x):
 
 class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
-    events = ('before_env_step', 'after_env_step', 'on_episode_end')
+    events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end')
 
     def __init__(self, envs: gym.vector.VectorEnv, agent, seed: int = 0, cbs=(), timeout: float = 10.):
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
@@ -189,7 +189,7 @@ class TransitionCollector(Collector):
     "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
     def next(self) -> Step:
         obs_np = self.obs_np
-        act, _ = self.agent.act(self.obs)
+        self('before_act'); act, _ = self.agent.act(self.obs); self('after_act')
         act = act.cpu(); act_np = act.numpy()
         e = self._env_step(act_np)
         t = torch.from_numpy
@@ -317,7 +317,7 @@ def next(self: RolloutCollector) -> Rollout:
     terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
     obs, act, extra = [], [], []
     for t in range(T):
-        a, info = self.agent.act(self.obs)
+        self('before_act'); a, info = self.agent.act(self.obs); self('after_act')
         a = a.cpu()
         e = self._env_step(a.numpy())
         obs.append(self.obs); act.append(a)

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/learner.html.md"""
 
 # %% ../nbs/03_learner.ipynb #d4cdd9b1
 from __future__ import annotations
-import warnings
+import math, warnings
 from collections.abc import Iterable
 from pathlib import Path
 from fastcore.basics import patch
@@ -120,7 +120,7 @@ def _next_batch(self: Learner):
 def _do_batch(self: Learner):
     self.pred = self.model(self.get_x(self.batch)); self('after_pred')
     self.loss = self.loss_func(self.pred, self.get_y(self.batch)); self('after_loss')
-    if not torch.isfinite(self.loss).all():
+    if not (math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all()):   # item(): a fraction of isfinite's cost
         raise FloatingPointError(f"The loss is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} "
                                  f"(opt_step {self.opt_step}): check the data for NaN/inf, lower the learning rate, or clip gradients. "
                                  "The weights were not updated with it.")

@@ -39,7 +39,7 @@ def policy_selector(action_space, seed: int | None = 0):
     raise ValueError(f"Policy-gradient agents support Discrete (starting at 0) and 1-d Box action spaces, not {kind} ({action_space}). "
                      "Wrap the env to change its action space (e.g. flatten a Box), or use another algorithm.")
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #825cc135
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #4e9bef6d
 class ObsNormalizer(nn.Module):
     "Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to `±clip`"
     def __init__(self, dim: int, clip: float = 10., eps: float = 1e-8):
@@ -50,6 +50,7 @@ class ObsNormalizer(nn.Module):
     @torch.no_grad()
     def update(self, x_BO: torch.Tensor):
         "Merge the statistics of a batch into the running ones (Chan et al.'s parallel update)"
+        if x_BO.shape[0] == 0: return   # a rollout of auto-reset rows only
         n, m, v = x_BO.shape[0], x_BO.mean(0), x_BO.var(0, unbiased=False)
         tot, d = self.count + n, m - self.mean
         self.var.copy_((self.var * self.count + v * n + d ** 2 * self.count * n / tot) / tot)

@@ -84,8 +84,8 @@ class EpsilonGreedySelector(Selector):
         if deterministic: return act_B, info
         B, A = q_BA.shape
         eps = self.epsilon
-        explore_B = torch.rand(B, generator=self.gen, device=q_BA.device) < eps
-        rand_B = torch.randint(A, (B,), generator=self.gen, device=q_BA.device)
+        explore_B = torch.rand(B, generator=self.gen).to(q_BA.device) < eps   # drawn where the generator lives (CPU), then moved
+        rand_B = torch.randint(A, (B,), generator=self.gen).to(q_BA.device)
         self.env_step += B
         return torch.where(explore_B, rand_B, act_B), info | {'epsilon': eps}
 
@@ -102,7 +102,7 @@ class CategoricalSelector(Selector):
         logits_BA = out['logits']
         if deterministic: act_B = logits_BA.argmax(-1)
         else:
-            u = torch.rand(logits_BA.shape, generator=self.gen, device=logits_BA.device).clamp_(1e-20, 1.)
+            u = torch.rand(logits_BA.shape, generator=self.gen).to(logits_BA.device).clamp_(1e-20, 1.)
             act_B = (logits_BA - torch.log(-torch.log(u))).argmax(-1)
         logp_B = F.log_softmax(logits_BA, -1).gather(-1, act_B[..., None])[..., 0]
         return act_B, {**out, 'logp': logp_B}
@@ -124,7 +124,7 @@ class GaussianSelector(Selector):
     def __call__(self, out: dict, deterministic: bool = False):
         mean_BA, log_std_BA = out['mean'], out['log_std'].expand_as(out['mean'])
         std_BA = log_std_BA.exp()
-        u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen, device=mean_BA.device)
+        u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen).to(mean_BA.device)
         logp_B = gaussian_logp(mean_BA, log_std_BA, u_BA)
         low, high = self.low.to(u_BA.device), self.high.to(u_BA.device)
         if self.bound == 'clip': act_BA = torch.maximum(torch.minimum(u_BA, high), low)

@@ -195,7 +195,7 @@ class OnPolicyBatches(tn.BaseNode):
         return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
                     data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #1a562593
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #9b74987c
 @patch(as_prop=True)
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
 
@@ -226,8 +226,9 @@ def next(self: OnPolicyBatches) -> PGBatch:
         self.perm, self.pos = torch.cat([torch.randperm(M, generator=self.gen) for _ in range(self.n_epochs)]), 0
     start, end = self.pos, min(self.pos + self.bs, (self.pos // M + 1) * M)   # minibatches never straddle two epochs
     self.pos = end
-    if end - start == M: return self.data   # the whole rollout: row order does not change a mean
-    return tree_index(self.data, self.perm[start:end])
+    batch = self.data if end - start == M else tree_index(self.data, self.perm[start:end])   # the whole rollout: row order does not change a mean
+    dev = next(self.model.parameters()).device
+    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # rollouts are kept on the CPU
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bba7309c
 def clipped_surrogate(ratio_B, adv_B, clip: float) -> torch.Tensor:

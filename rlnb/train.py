@@ -171,9 +171,9 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
     learn = p.learner(meta['seed'], progress, **over)
     learn.meta = dict(meta, overrides=over)
     learn.meta['overrides'] = meta['overrides']            # identity as saved; the new step budget is not part of it
-    learn.load(ck[-1])
+    _with_files(learn, run_dir, ckpt_every).load(ck[-1])   # the file callbacks first, so their state is restored too
     learn.cfg = replace(learn.cfg, total_steps=over.get('total_steps', learn.cfg.total_steps))
-    return _run(_with_files(learn, run_dir, ckpt_every), run_dir, meta['seed'], video)
+    return _run(learn, run_dir, meta['seed'], video)
 
 # %% ../nbs/20_train.ipynb #6de5c935
 def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000) -> dict:

@@ -15,7 +15,7 @@ from torch import nn
 import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError
-from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
+from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, evaluate, record_video, EnvError
 from .learner import Learner, LinearData
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, dqn_learner, train
@@ -27,8 +27,8 @@ from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'train_run', 'resume_run', 'eval_checkpoint', 'parser',
-           'main']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'BestCheckpointCallback', 'train_run', 'resume_run',
+           'eval_checkpoint', 'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
@@ -126,6 +126,23 @@ def _plot_curve(metrics, path, threshold=None):
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #365ae586
+class BestCheckpointCallback(Callback):
+    "Save the learner to `path` after each evaluation (`eval_return` in its metrics) that beats the best mean so far"
+    order = 25   # after the evaluator
+    def __init__(self, path): self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
+
+    def after_batch(self):
+        steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
+        if len(steps) == self.seen: return
+        self.seen = len(steps)
+        if self.best is None or means[-1] > self.best:
+            self.best, self.best_step = means[-1], steps[-1]
+            self.learn.save(self.path)
+
+    def state_dict(self) -> dict: return super().state_dict() | dict(best=self.best, best_step=self.best_step, seen=self.seen)
+    def load_state_dict(self, state: dict):
+        super().load_state_dict(state); self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
+
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     "Train `learn` to its config's step budget, then evaluate and write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
@@ -133,16 +150,20 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     train(learn)
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
+    best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
+    best.after_batch()   # the final evaluation may be the best
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
     summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
                    sps=round((col.env_step - steps0) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
-                   first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, out=str(out))
+                   first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
+                   out=str(out))
     if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     return summary
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
-    learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000), CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3)])
+    learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000), CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3),
+                   BestCheckpointCallback(out/'best.pt')])
     return learn
 
 # %% ../nbs/20_train.ipynb #1c5aac13

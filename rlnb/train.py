@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, difflib, json, sys, time
+import argparse, difflib, json, sys, time, warnings
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -204,7 +204,9 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000) ->
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
     learn = get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides'])
     learn.meta = meta
-    learn.load(path)
+    with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
+        warnings.filterwarnings('ignore', message='.*has state for callback')
+        learn.load(path)
     res = evaluate(make_envs(meta['env'], min(10, episodes)), learn.evaluator.eval_agent, episodes, seed=seed)
     out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
     if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]

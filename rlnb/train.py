@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, difflib, json, sys, time, warnings
+import argparse, csv, difflib, json, sys, time, warnings
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -150,6 +150,8 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     train(learn)
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
+    with open(out/'metrics.csv', 'a', newline='') as f:   # the logger closed with fit; the final evaluation belongs in the file too
+        csv.writer(f).writerows([[col.env_step, 'eval_return', final.mean], [col.env_step, 'eval_std', final.std]])
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
     best.after_batch()   # the final evaluation may be the best
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)

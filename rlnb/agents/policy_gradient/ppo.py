@@ -195,7 +195,7 @@ class OnPolicyBatches(tn.BaseNode):
         return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
                     data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #9b74987c
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #7dcd8644
 @patch(as_prop=True)
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
 
@@ -205,12 +205,11 @@ def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
     T, N = r.reward.shape
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
     obs = tree_map(flat, r.obs)
-    norm = getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(obs)[r.valid.flatten()])
+    dev, norm = next(self.model.parameters()).device, getattr(self.model, 'norm', None)
+    if norm is not None: norm.update(flatten_obs(obs)[r.valid.flatten()].to(dev))
     reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
     action = flat(r.extra.get('raw_action', r.action))
     with torch.no_grad():
-        dev = next(self.model.parameters()).device
         out = self.model(tree_map(lambda x: x.to(dev), tree_cat([obs, r.next_obs])))
         value = out['value'].float().cpu()
         logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.to(dev))

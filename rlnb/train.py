@@ -105,7 +105,13 @@ def get_preset(algo: str, env: str | None = None) -> Preset:
         close = difflib.get_close_matches(algo, PRESETS, n=1)
         raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: {', '.join(PRESETS)}.")
     p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
-    return p if env is None or env == p.env else replace(p, env=env)
+    return p if env is None or env == p.env else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env)))
+
+def _reward_threshold(env: str) -> float | None:
+    "The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown: `make_envs` explains that later)"
+    import gymnasium as gym
+    try: return gym.spec(env).reward_threshold
+    except gym.error.Error: return None
 
 # %% ../nbs/20_train.ipynb #7e0bea2a
 def _config_json(p: Preset, learn: Learner, seed: int, over: dict) -> dict:

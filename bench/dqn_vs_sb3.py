@@ -13,6 +13,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 """
 import argparse, json, statistics, time
 import numpy as np, torch
+from timing import timed_train
 
 def rlnb_cfg(steps):
     from rlnb.agents.dqn.core import DQNConfig, OffPolicySchedule
@@ -21,20 +22,8 @@ def rlnb_cfg(steps):
 
 def run_rlnb(steps, seed, split=False):
     from rlnb.agents.dqn.targets import target_dqn_learner, HardUpdate
-    from rlnb.agents.dqn.core import train
     learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(5), progress=False)   # 10 env steps = 5 updates
-    learn.profiling = split   # the loop's own timers: a split run is a little slower, so it is never one of the timed repeats
-    t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
-    return wall, learn.opt_step, ({k: round(v, 2) for k, v in _split(learn).items()} if split else None)
-
-def _split(learn):
-    "Where a profiled run's time went, from the loop's spans: acting, env stepping, updates, and the rest of fit (replay store and sample, collector bookkeeping, events)"
-    from rlnb.loop import SPAN
-    st, col = learn.profile_stats(), type(learn.collector).__name__
-    span = lambda loop, x: st[(loop, x, SPAN)].total
-    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span('Learner', 'batch'))
-    t['other'] = span('Learner', 'fit') - sum(t.values())
-    return t
+    return timed_train(learn, split)
 
 def run_sb3(steps, seed):
     import gymnasium as gym

@@ -14,6 +14,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 """
 import argparse, json, math, statistics, time
 import torch
+from timing import timed_train
 
 def rlnb_cfg(steps):
     from rlnb.agents.policy_gradient.ppo import PPOConfig
@@ -22,20 +23,8 @@ def rlnb_cfg(steps):
 
 def run_rlnb(steps, seed, split=False):
     from rlnb.agents.policy_gradient.ppo import ppo_learner
-    from rlnb.agents.dqn.core import train
     learn = ppo_learner('CartPole-v1', rlnb_cfg(steps), seed, progress=False)
-    learn.profiling = split   # the loop's own timers: a split run is a little slower, so it is never one of the timed repeats
-    t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
-    return wall, learn.opt_step, ({k: round(v, 2) for k, v in _split(learn).items()} if split else None)
-
-def _split(learn):
-    "Where a profiled run's time went, from the loop's spans: acting, env stepping, updates, and the rest of fit (rollout preparation (values, log-probs, GAE), collector bookkeeping, events)"
-    from rlnb.loop import SPAN
-    st, col = learn.profile_stats(), type(learn.collector).__name__
-    span = lambda loop, x: st[(loop, x, SPAN)].total
-    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span('Learner', 'batch'))
-    t['other'] = span('Learner', 'fit') - sum(t.values())
-    return t
+    return timed_train(learn, split)
 
 def run_sb3(steps, seed):
     from stable_baselines3 import PPO

@@ -1,12 +1,15 @@
 """rlnb DQN against Stable-Baselines3 DQN with identical hyperparameters, and against the bare-update floor.
 
 Hyperparameters: rl-baselines3-zoo's CartPole-v1 DQN (50k env steps, lr 2.3e-3, batch 64, buffer 100k,
-learning_starts 1000, gamma 0.99, target update every 10 env steps, 128 gradient steps per 256 env
+learning_starts 1000, gamma 0.99, target update every 10 env steps, rounds of 128 gradient steps every 256 env
 steps, epsilon 1 -> 0.04 over the first 16% of steps, MLP [256, 256], Huber loss, gradient norm
 clipped at 10), one env, one torch thread, no evaluation. The floor is the same number of bare torch
 updates (forward, target forward, loss, backward, clip, Adam step configured as rlnb configures it) on
-random batches with nothing else. The three run alternately; medians over repeats. rlnb's time is
-also split, in a separate profiled run, into acting, env stepping, updates and the rest, read off the loop's own profile (spans).
+random batches with nothing else. SB3 syncs its target every 10 env steps, all of which fall between rounds
+(it does not update while it collects), so its target is the online net as of the start of each round and stays frozen through
+the round's 128 updates; rlnb's HardUpdate(128), which copies after every 128th optimizer step, is the same rule.
+The three run alternately; medians over repeats. rlnb's time is also split, in a separate profiled run, into
+acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
     python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 3]
@@ -22,7 +25,7 @@ def rlnb_cfg(steps):
 
 def run_rlnb(steps, seed, split=False):
     from rlnb.agents.dqn.targets import target_dqn_learner, HardUpdate
-    learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(5), progress=False)   # 10 env steps = 5 updates
+    learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(128), progress=False)   # SB3's rule: see the docstring
     return timed_train(learn, split)
 
 def run_sb3(steps, seed):
@@ -38,7 +41,7 @@ def run_floor(n_updates, seed):
     from rlnb.agents.dqn.core import QNetwork, adam
     from rlnb.agents.dqn.targets import target_copy, HardUpdate
     g = torch.Generator().manual_seed(seed)
-    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(5); opt = adam(net.parameters(), 2.3e-3)
+    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); opt = adam(net.parameters(), 2.3e-3)
     obs, nxt = torch.randn(64, 4, generator=g), torch.randn(64, 4, generator=g)
     act, rew, term = torch.randint(2, (64,), generator=g), torch.ones(64), torch.zeros(64, dtype=torch.bool)
     t0 = time.perf_counter()
@@ -47,7 +50,7 @@ def run_floor(n_updates, seed):
         q = net(obs).gather(1, act[:, None])[:, 0]
         loss = torch.nn.functional.smooth_l1_loss(q, y)
         loss.backward(); torch.nn.utils.clip_grad_norm_(net.parameters(), 10.); opt.step(); opt.zero_grad(set_to_none=True)
-        sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy every 5 optimizer steps
+        sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy after every round
     return time.perf_counter() - t0
 
 def main():

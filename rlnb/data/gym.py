@@ -31,9 +31,11 @@ class EnvError(RuntimeError):
 _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
 
+_SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
+
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
               n_envs: int = 1,                   # number of envs side by side (ignored for a list of functions)
-              mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: the env's own vector version if it has one, else sync
+              mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: see `_SYNC_BELOW`
               wrappers: Sequence[Callable] = (), # gymnasium wrappers applied to each sub-env (forces 'sync' unless 'async' is asked)
               **kwargs) -> gym.vector.VectorEnv: # passed to each env's constructor
     "A gymnasium vector env of `n_envs` copies of `env_id`, with NEXT_STEP autoreset"
@@ -44,6 +46,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         return gym.vector.AsyncVectorEnv(fns) if mode == 'async' else gym.vector.SyncVectorEnv(fns)
     if n_envs < 1: raise ValueError(f'n_envs must be at least 1, got {n_envs}.')
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
+    if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:
         ns = env_id.split('/')[0]
@@ -73,22 +76,43 @@ class Collector(Loop, tn.BaseNode):
         Loop.__init__(self, cbs)
 
 # %% ../../nbs/05_data.gym.ipynb #dc79c945
-def env_snapshot(envs) -> dict | None:
-    "The state of a classic-control vector env as plain data (tensors, numbers, generator states), or None if it cannot be taken safely"
-    if not type(envs).__module__.startswith('gymnasium.envs.classic_control'): return None
+_CLASSIC = 'gymnasium.envs.classic_control'
+_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker)   # their state is numbers and flags
+
+def _plain_state(obj) -> dict:
+    "The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators (as their state)"
     snap = {}
-    for k, v in vars(envs).items():
+    for k, v in vars(obj).items():
         if isinstance(v, np.ndarray): snap[k] = torch.from_numpy(v.copy())
         elif isinstance(v, np.random.Generator): snap[k] = {'__rng__': v.bit_generator.state}
         elif v is None or isinstance(v, (bool, int, float, str)): snap[k] = v
     return snap
 
-def restore_env_snapshot(envs, snap: dict):
-    "Put the state from `env_snapshot` back into `envs`"
+def _restore(obj, snap: dict):
     for k, v in snap.items():
-        if isinstance(v, torch.Tensor): setattr(envs, k, v.numpy().copy())
-        elif isinstance(v, dict) and '__rng__' in v: getattr(envs, k).bit_generator.state = v['__rng__']
-        else: setattr(envs, k, v)
+        if isinstance(v, torch.Tensor): setattr(obj, k, v.numpy().copy())
+        elif isinstance(v, dict) and '__rng__' in v: getattr(obj, k).bit_generator.state = v['__rng__']
+        else: setattr(obj, k, v)
+
+def _layers(env) -> list:
+    "`env` and the envs it wraps, outermost first"
+    out = [env]
+    while isinstance(out[-1], gym.Wrapper): out.append(out[-1].env)
+    return out
+
+def env_snapshot(envs) -> dict | None:
+    "The state of a classic-control vector env (its own vector version, or a SyncVectorEnv of them) as plain data, or None if it cannot be taken safely"
+    if type(envs).__module__.startswith(_CLASSIC): return {'vector': _plain_state(envs), 'envs': []}
+    if type(envs) is not gym.vector.SyncVectorEnv: return None
+    layers = [_layers(e) for e in envs.envs]
+    if not all(type(l[-1]).__module__.startswith(_CLASSIC) and all(type(w) in _PLAIN_WRAPPERS for w in l[:-1]) for l in layers): return None
+    return {'vector': _plain_state(envs), 'envs': [[_plain_state(x) for x in l] for l in layers]}
+
+def restore_env_snapshot(envs, snap: dict):
+    "Put the state from `env_snapshot` back into `envs` (made like the snapshotted ones, and reset once)"
+    _restore(envs, snap['vector'])
+    for env, states in zip(getattr(envs, 'envs', []), snap['envs']):
+        for layer, st in zip(_layers(env), states): _restore(layer, st)
 
 # %% ../../nbs/05_data.gym.ipynb #ccabb068
 @patch

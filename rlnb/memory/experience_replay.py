@@ -205,16 +205,17 @@ class ReplayBatch(NamedTuple):
 class ExperienceReplay(tn.BaseNode):
     "Replay memory: stores `Step`s from `source` (or `add`), yields sampled `ReplayBatch`es"
     def __init__(self, source: tn.BaseNode | None = None, capacity: int = 100_000, bs: int = 64, sampler=None,
-                 learning_starts: int | None = None, env_steps_per_batch: float = 1., on_nan: str = 'raise', device='cpu', seed: int = 0):
+                 learning_starts: int | None = None, train_every: int = 1, updates: int = 1, on_nan: str = 'raise', device='cpu', seed: int = 0):
         super().__init__()
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
-        if env_steps_per_batch <= 0: raise ValueError(f'env_steps_per_batch must be positive, got {env_steps_per_batch}.')
+        if train_every < 1 or updates < 1: raise ValueError(f'train_every and updates must be at least 1, got {train_every} and {updates}.')
         self.source, self.capacity, self.bs, self.device, self.on_nan = source, capacity, bs, device, on_nan
         self.sampler = sampler if sampler is not None else UniformSampler(seed)
         self.learning_starts = bs if learning_starts is None else learning_starts
-        self.env_steps_per_batch = env_steps_per_batch
-        self.storage, self.credit, self.n_added, self._warned = None, 0., 0, False
+        self.train_every, self.updates = train_every, updates
+        self.storage, self.n_added, self._warned = None, 0, False
+        self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
 
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)
     def __repr__(self): return f'ExperienceReplay({self.storage or f"capacity={self.capacity:,}, empty"}, bs={self.bs})'
@@ -276,10 +277,12 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
 
 @patch
 def next(self: ExperienceReplay) -> ReplayBatch:
-    while len(self) < self.learning_starts or self.credit < 1:
+    while len(self) < self.learning_starts or self.credit == 0:
         if self.source is None: raise ValueError('This ExperienceReplay has no source to pull from and holds too few transitions to sample.')
         n = self.add(next(self.source))
-        if len(self) >= self.learning_starts: self.credit += n / self.env_steps_per_batch
+        if len(self) >= self.learning_starts:
+            rounds, self.pending = divmod(self.pending + n, self.train_every)
+            self.credit += rounds * self.updates
     self.credit -= 1
     return self.sample()
 
@@ -300,7 +303,7 @@ def _from_plain(x):
 # %% ../../nbs/06_memory.experience_replay.ipynb #f8089711
 @patch
 def state_dict(self: ExperienceReplay) -> dict:
-    st = dict(capacity=self.capacity, credit=self.credit, n_added=self.n_added, sampler=self.sampler.state_dict(),
+    st = dict(capacity=self.capacity, pending=self.pending, credit=self.credit, n_added=self.n_added, sampler=self.sampler.state_dict(),
               source=self.source.state_dict() if self.source is not None else None, storage=None)
     s = self.storage
     if s is not None:
@@ -321,7 +324,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
             if b is not None: b[:s['size']] = saved.to(b.device)
         self.storage.pos, self.storage.size = s['pos'], s['size']
     self.sampler.load_state_dict(state['sampler'])
-    self.credit, self.n_added = state['credit'], state['n_added']
+    self.pending, self.credit, self.n_added = state['pending'], state['credit'], state['n_added']
     if self.source is not None and state['source'] is not None: self.source.reset(state['source'])
     return self
 

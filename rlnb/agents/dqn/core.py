@@ -97,12 +97,9 @@ class OffPolicySchedule:
         if self.learning_starts < 0 or self.train_every < 1 or self.updates < 1:
             raise ValueError(f'learning_starts must be >= 0 and train_every, updates >= 1; got {self}.')
 
-    @property
-    def env_steps_per_batch(self) -> float: return self.train_every / self.updates
-
     def n_batches(self, total_env_steps: int) -> int:
-        "Gradient steps in a run of `total_env_steps`"
-        return max(0, math.floor((total_env_steps - self.learning_starts) / self.env_steps_per_batch))
+        "Gradient steps in a run of `total_env_steps`: its whole rounds"
+        return max(0, (total_env_steps - self.learning_starts) // self.train_every * self.updates)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
 @dataclass
@@ -157,7 +154,7 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
     rb = ExperienceReplay(src, cfg.buffer, cfg.bs, learning_starts=cfg.schedule.learning_starts,
-                          env_steps_per_batch=cfg.schedule.env_steps_per_batch, device=cfg.device, seed=seeds[3].int())
+                          train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int())
     eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
     ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), EpisodeLogger(), ev, *(make_cbs(net, loss, cfg) if make_cbs else []), *cbs]

@@ -41,7 +41,7 @@ def run_floor(n_updates, seed):
     from rlnb.agents.dqn.core import QNetwork, adam
     from rlnb.agents.dqn.targets import target_copy, HardUpdate
     g = torch.Generator().manual_seed(seed)
-    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); opt = adam(net.parameters(), 2.3e-3)
+    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); params = list(net.parameters()); opt = adam(params, 2.3e-3)
     obs, nxt = torch.randn(64, 4, generator=g), torch.randn(64, 4, generator=g)
     act, rew, term = torch.randint(2, (64,), generator=g), torch.ones(64), torch.zeros(64, dtype=torch.bool)
     t0 = time.perf_counter()
@@ -49,7 +49,7 @@ def run_floor(n_updates, seed):
         with torch.no_grad(): y = rew + 0.99 * ~term * tgt(nxt).max(-1).values
         q = net(obs).gather(1, act[:, None])[:, 0]
         loss = torch.nn.functional.smooth_l1_loss(q, y)
-        loss.backward(); torch.nn.utils.clip_grad_norm_(net.parameters(), 10.); opt.step(); opt.zero_grad(set_to_none=True)
+        loss.backward(); torch.nn.utils.clip_grad_norm_(params, 10.); opt.step(); opt.zero_grad(set_to_none=True)
         sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy after every round
     return time.perf_counter() - t0
 

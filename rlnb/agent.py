@@ -84,10 +84,11 @@ class EpsilonGreedySelector(Selector):
         if deterministic: return act_B, info
         B, A = q_BA.shape
         eps = self.epsilon
-        explore_B = torch.rand(B, generator=self.gen).to(q_BA.device) < eps   # drawn where the generator lives (CPU), then moved
-        rand_B = torch.randint(A, (B,), generator=self.gen).to(q_BA.device)
+        explore_B = torch.rand(B, generator=self.gen) < eps   # drawn where the generator lives (CPU)
+        rand_B = torch.randint(A, (B,), generator=self.gen)
         self.env_step += B
-        return torch.where(explore_B, rand_B, act_B), info | {'epsilon': eps}
+        if explore_B.any(): act_B = torch.where(explore_B.to(act_B.device), rand_B.to(act_B.device), act_B)   # most steps explore nowhere: no merge
+        return act_B, info | {'epsilon': eps}
 
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):
@@ -152,10 +153,11 @@ class Agent:
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
         self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
+        self._param = next(model.parameters(), None)   # its `.device` follows the model; looking it up each call costs more than a small forward's layer
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
         "Actions `[B]` or `[B, A]` for a batch `obs` (a tensor or a tree of them), and an info dict"
-        dev = model_device(self.model)
+        dev = self._param.device if self._param is not None else model_device(self.model)
         obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
         with torch.set_grad_enabled(grad):
             return self.selector(self.forward(obs), deterministic)

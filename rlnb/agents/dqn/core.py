@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.core.html.md"""
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #5c50ef23
 from __future__ import annotations
-import math
 from dataclasses import dataclass, field, asdict
 from functools import partial
 from typing import Callable
@@ -83,7 +82,8 @@ class DQNLoss:
 class GradClipCallback(Callback):
     "Clip the model's gradient norm to `max_norm` after backward"
     def __init__(self, max_norm: float = 10.): self.max_norm = max_norm
-    def after_backward(self): torch.nn.utils.clip_grad_norm_(self.learn.model.parameters(), self.max_norm)
+    def before_fit(self): self.params = list(self.learn.model.parameters())   # once per fit, not once per batch
+    def after_backward(self): torch.nn.utils.clip_grad_norm_(self.params, self.max_norm)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #0badf110
 @dataclass

@@ -4,7 +4,7 @@ Hyperparameters: rl-baselines3-zoo's CartPole-v1 DQN (50k env steps, lr 2.3e-3, 
 learning_starts 1000, gamma 0.99, target update every 10 env steps, rounds of 128 gradient steps every 256 env
 steps, epsilon 1 -> 0.04 over the first 16% of steps, MLP [256, 256], Huber loss, gradient norm
 clipped at 10), one env, one torch thread, no evaluation. The floor is the same number of bare torch
-updates (forward, target forward, loss, backward, clip, Adam step configured as rlnb configures it) on
+updates (forward, target forward, loss, backward, clip, Adam step, each as rlnb does it) on
 random batches with nothing else. SB3 syncs its target every 10 env steps, all of which fall between rounds
 (it does not update while it collects), so its target is the online net as of the start of each round and stays frozen through
 the round's 128 updates; rlnb's HardUpdate(128), which copies after every 128th optimizer step, is the same rule.
@@ -38,7 +38,7 @@ def run_sb3(steps, seed):
 
 def run_floor(n_updates, seed):
     "Bare DQN updates on random batches: the cost of the learning alone"
-    from rlnb.agents.dqn.core import QNetwork, adam
+    from rlnb.agents.dqn.core import QNetwork, adam, clip_grad_norm
     from rlnb.agents.dqn.targets import target_copy, HardUpdate
     g = torch.Generator().manual_seed(seed)
     net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); params = list(net.parameters()); opt = adam(params, 2.3e-3)
@@ -49,7 +49,7 @@ def run_floor(n_updates, seed):
         with torch.no_grad(): y = rew + 0.99 * ~term * tgt(nxt).max(-1).values
         q = net(obs).gather(1, act[:, None])[:, 0]
         loss = torch.nn.functional.smooth_l1_loss(q, y)
-        loss.backward(); torch.nn.utils.clip_grad_norm_(params, 10.); opt.step(); opt.zero_grad(set_to_none=True)
+        loss.backward(); clip_grad_norm(params, 10.); opt.step(); opt.zero_grad(set_to_none=True)
         sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy after every round
     return time.perf_counter() - t0
 

@@ -21,8 +21,8 @@ from ...data.gym import make_envs, TransitionCollector, NStepReturns, EpisodeLog
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
-__all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'GradClipCallback', 'OffPolicySchedule',
-           'DQNConfig', 'adam', 'dqn_learner', 'StopWhenSolvedCallback', 'train']
+__all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'clip_grad_norm', 'GradClipCallback',
+           'OffPolicySchedule', 'DQNConfig', 'adam', 'dqn_learner', 'StopWhenSolvedCallback', 'train']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
 def flatten_obs(obs) -> torch.Tensor:
@@ -79,11 +79,20 @@ class DQNLoss:
         return (l_B * batch.weight).mean() if batch.weight is not None else l_B.mean()
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #86f1fee6
+def clip_grad_norm(params: list, max_norm: float) -> torch.Tensor:
+    "Rescale the gradients of `params` so their joint L2 norm is at most `max_norm`; returns the norm before (as torch's `clip_grad_norm_`)"
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads: return torch.zeros(())
+    norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
+    coef = max_norm / (norm + 1e-6)
+    if coef < 1: torch._foreach_mul_(grads, coef)
+    return norm
+
 class GradClipCallback(Callback):
     "Clip the model's gradient norm to `max_norm` after backward"
     def __init__(self, max_norm: float = 10.): self.max_norm = max_norm
     def before_fit(self): self.params = list(self.learn.model.parameters())   # once per fit, not once per batch
-    def after_backward(self): torch.nn.utils.clip_grad_norm_(self.params, self.max_norm)
+    def after_backward(self): clip_grad_norm(self.params, self.max_norm)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #0badf110
 @dataclass

@@ -156,6 +156,7 @@ class EnvStep(NamedTuple):
     terminated: np.ndarray       # [N] bool
     truncated: np.ndarray        # [N] bool
     valid: np.ndarray | None     # [N] bool: False on auto-reset rows; None when every row is valid
+    keep: np.ndarray | None      # [K] int64: the indices of the valid rows; None when every row is valid
     episode_id: np.ndarray       # [N] int64: the episode each row belongs to
     episode_step: np.ndarray     # [N] int64: the row's 0-based step within its episode
 
@@ -168,20 +169,21 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     ep_id, ep_len = self.episode_id, self.ep_len
     if self.any_reset:
         valid = ~self.autoreset
+        keep = valid.nonzero()[0]
         self.ep_return, self.ep_len = self.ep_return + rew * valid, ep_len + valid
-        self.env_step += int(np.count_nonzero(valid))
+        self.env_step += len(keep)
     else:
-        valid = None
+        valid = keep = None
         self.ep_return, self.ep_len = self.ep_return + rew, ep_len + 1
         self.env_step += self.n_envs
     self.autoreset = done = term | trunc
     self.vector_step += 1
-    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, ep_id, ep_len)
+    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep, ep_id, ep_len)
     self('after_env_step')
-    self.any_reset = done.any()
+    idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
+    self.any_reset = len(idx) > 0
     if self.any_reset:
-        if valid is not None: done = done & valid
-        idx = done.nonzero()[0]
+        if valid is not None: done = done & valid; idx = done.nonzero()[0]
         if len(idx): self._finish(idx, done)
     return out
 
@@ -214,7 +216,8 @@ class TransitionCollector(Collector):
     def next(self) -> Step:
         obs_np = self.obs_np
         self('before_act'); act, _ = self.agent.act(self.obs); self('after_act')
-        act = act.cpu(); act_np = act.numpy()
+        if not act.is_cpu: act = act.cpu()
+        act_np = act.numpy()
         e = self._env_step(act_np)
         t = torch.from_numpy
         if isinstance(obs_np, np.ndarray):   # flat observations, spelled out (the common case)
@@ -222,12 +225,12 @@ class TransitionCollector(Collector):
                 step = Step(t(obs_np), act, t(e.reward), t(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids, t(e.episode_id), t(e.episode_step))
                 self.obs_np, self.obs = e.next_obs, step.next_obs
                 return step
-            keep = e.valid.nonzero()[0]
+            keep = e.keep
             step = Step(*[t(x.take(keep, 0)) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep),
                         t(e.episode_id.take(keep)), t(e.episode_step.take(keep)))
             self.obs_np, self.obs = e.next_obs, t(e.next_obs)
             return step
-        keep = None if e.valid is None else e.valid.nonzero()[0]
+        keep = e.keep
         env_id = self.env_ids if keep is None else torch.from_numpy(keep)   # the kept rows are the env indices
         step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], env_id,
                     _rows(e.episode_id, keep), _rows(e.episode_step, keep))

@@ -97,7 +97,7 @@ class GradClipCallback(Callback):
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #0badf110
 @dataclass
 class OffPolicySchedule:
-    "When off-policy learning starts and how many updates each env step buys"
+    "When off-policy learning starts, and how many updates each round of `train_every` env steps buys"
     learning_starts: int = 1000   # transitions stored before the first update
     train_every: int = 4          # env steps per round of updates
     updates: int = 1              # gradient steps per round

@@ -33,6 +33,7 @@ class Storage:
         self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
         self._cpu = self.device.type == 'cpu'
         self.arrs = [b.numpy() if (b is not None and self._cpu) else b for b in self.bufs]   # numpy views of the same memory
+        self._live = [(i, a) for i, a in enumerate(self.arrs) if a is not None]                 # the fields that exist, by leaf index
         self._simple = type(example) is Step and all(x is None or isinstance(x, torch.Tensor) for x in example)
         self._sig = tuple(None if x is None else (x.dtype, x.shape[1:]) for x in leaves)   # what every later transition must match
         self.pos = self.size = 0
@@ -46,7 +47,7 @@ class Storage:
 @patch
 def _check(self: Storage, step) -> list:
     "The leaves of `step`, after checking them against the storage; a `ValueError` naming the field otherwise"
-    if self._simple and type(step) is Step: leaves = list(step)
+    if self._simple and type(step) is Step: leaves = step   # a Step is already the tuple of its leaves
     else:
         leaves, spec = _pt.tree_flatten(step)
         if spec != self.spec: raise ValueError(f'This transition has a different structure from the stored ones: got {spec}, expected {self.spec}.')
@@ -69,14 +70,13 @@ def _check(self: Storage, step) -> list:
 def add(self: Storage, step) -> int:
     "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
     leaves = self._check(step)
-    B = next(x.shape[0] for x in leaves if x is not None)
+    B = leaves[self._live[0][0]].shape[0]
     if B == 0: return 0
     cap = self.capacity
     if B > cap: leaves, B = [None if x is None else x[-cap:] for x in leaves], cap
     pos, end = self.pos, self.pos + B
-    for buf, x in zip(self.arrs, leaves):
-        if buf is None: continue
-        x = x.numpy() if self._cpu else x.to(self.device, non_blocking=True)
+    for i, buf in self._live:
+        x = leaves[i].numpy() if self._cpu else leaves[i].to(self.device, non_blocking=True)
         if end <= cap: buf[pos:end] = x
         else: buf[pos:] = x[:cap - pos]; buf[:end - cap] = x[cap - pos:]
     self.pos, self.size = end % cap, min(self.size + B, cap)
@@ -97,7 +97,7 @@ def get(self: Storage, idx) -> Step:
 class UniformSampler:
     "Uniform slots, without replacement within a batch unless `replacement`"
     def __init__(self, seed: int | None = 0, replacement: bool = False):
-        self.rng, self.replacement, self._scratch = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64)
+        self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
 
     def sample(self, size: int, bs: int):
         "`(idx [bs], None)`: slots in `[0, size)`"
@@ -106,12 +106,14 @@ class UniformSampler:
         if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
         if 2 * bs > size: return self.rng.choice(size, bs, replace=False), None
         if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
-        idx, ar, s = self.rng.integers(0, size, bs), np.arange(bs), self._scratch
-        while True:
+        if len(self._ar) != bs: self._ar = np.arange(bs)
+        idx, ar, s = self.rng.integers(0, size, bs), self._ar, self._scratch
+        while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
             s[idx] = ar
             dup = s[idx] != ar
-            if not dup.any(): return idx, None
-            idx[dup] = self.rng.integers(0, size, int(dup.sum()))
+            n_dup = np.count_nonzero(dup)
+            if not n_dup: return idx, None
+            idx[dup] = self.rng.integers(0, size, n_dup)
 
     def on_write(self, start: int, n: int): pass   # slots start..start+n-1 (mod capacity) were written
     def state_dict(self) -> dict: return {'rng': rng_state(self.rng)}
@@ -227,7 +229,7 @@ def _sums_are_finite(leaves) -> bool:
     "A cheap screen: NaN and inf make a sum non-finite (so does overflow, which the exact check then clears)"
     total = 0.
     for x in leaves:
-        if x.is_floating_point(): total += _add(x.numpy(), None) if x.is_cpu else x.sum().item()
+        if x.dtype.is_floating_point: total += _add(x.numpy(), None) if x.is_cpu else x.sum().item()
     return math.isfinite(total)
 
 @patch

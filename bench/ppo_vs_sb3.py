@@ -37,10 +37,10 @@ def run_sb3(steps, seed):
 def run_floor(n_updates, seed):
     "Bare PPO minibatch updates on random data: the cost of the learning alone"
     from rlnb.agents.policy_gradient.ppo import ActorCritic
-    from rlnb.agents.dqn.core import adam
+    from rlnb.agents.dqn.core import adam, clip_grad_norm
     import gymnasium as gym
     g = torch.Generator().manual_seed(seed)
-    model = ActorCritic(torch.zeros(1, 4), gym.spaces.Discrete(2)); opt = adam(model.parameters(), 1e-3, eps=1e-5)
+    model = ActorCritic(torch.zeros(1, 4), gym.spaces.Discrete(2)); params = list(model.parameters()); opt = adam(params, 1e-3, eps=1e-5)
     obs, act = torch.randn(256, 4, generator=g), torch.randint(2, (256,), generator=g)
     logp_old, adv, ret = torch.full((256,), -math.log(2)), torch.randn(256, generator=g), torch.randn(256, generator=g)
     t0 = time.perf_counter()
@@ -54,7 +54,7 @@ def run_floor(n_updates, seed):
         ent = -(logp_all.exp() * logp_all).sum(-1).mean()
         loss = pg + 0.5 * ((out['value'] - ret) ** 2).mean() - 0. * ent
         opt.zero_grad(set_to_none=True); loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5); opt.step()
+        clip_grad_norm(params, 0.5); opt.step()   # as rlnb's GradClipCallback does it
     return time.perf_counter() - t0
 
 def main():

@@ -35,7 +35,7 @@ _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv
 
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
               n_envs: int = 1,                   # number of envs side by side (ignored for a list of functions)
-              mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: see `_SYNC_BELOW`
+              mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: sync below 4 envs, else the env's own vector version if it has one
               wrappers: Sequence[Callable] = (), # gymnasium wrappers applied to each sub-env (forces 'sync' unless 'async' is asked)
               **kwargs) -> gym.vector.VectorEnv: # passed to each env's constructor
     "A gymnasium vector env of `n_envs` copies of `env_id`, with NEXT_STEP autoreset"

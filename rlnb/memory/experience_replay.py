@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.utils._pytree as _pt
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_leaves, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
+from ..core import Step, Seeder, tree_leaves, tree_cat, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
 from ..agent import LinearSchedule
 
 # %% auto #0
@@ -286,18 +286,10 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     idx, w = self.sampler.sample(len(self), bs)
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
-def _concat(steps: list):
-    "`Step`s of one structure as one, rows after rows"
-    if len(steps) == 1: return steps[0]
-    if all(type(s) is Step for s in steps) and all(x is None or isinstance(x, torch.Tensor) for x in steps[0]):   # flat: field by field, 7x faster
-        return Step(*[None if xs[0] is None else torch.cat(xs) for xs in zip(*steps)])
-    flat = [_pt.tree_flatten(s) for s in steps]
-    return _pt.tree_unflatten([None if xs[0] is None else torch.cat(xs) for xs in zip(*(leaves for leaves, _ in flat))], flat[0][1])
-
 @patch
 def _write_all(self: ExperienceReplay, steps: list):
     "Store checked `steps` in one write (one per field instead of one per step and field)"
-    try: step = _concat(steps)
+    try: step = steps[0] if len(steps) == 1 else tree_cat(steps)
     except (RuntimeError, TypeError, ValueError): step = None   # steps that do not fit together: write them one by one, for the error that names the field
     if step is not None: return self._write(step)
     for s in steps: self._write(s)

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.utils._pytree as _pt
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_leaves, tree_cat, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
+from ..core import Step, Seeder, tree_leaves, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
 from ..agent import LinearSchedule
 
 # %% auto #0
@@ -33,9 +33,12 @@ class Storage:
         self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
         self._cpu = self.device.type == 'cpu'
         self.arrs = [b.numpy() if (b is not None and self._cpu) else b for b in self.bufs]   # numpy views of the same memory
-        self._live = [(i, a) for i, a in enumerate(self.arrs) if a is not None]                 # the fields that exist, by leaf index
+        self._idx = [i for i, b in enumerate(self.bufs) if b is not None]      # the leaves that are stored, in `arrays` order
+        self._absent = [i for i, b in enumerate(self.bufs) if b is None]
+        self.fields, self.dtypes = [self.names[i] for i in self._idx], [self.bufs[i].dtype for i in self._idx]
+        self._dst = [self.arrs[i] for i in self._idx]                              # where `write` puts each of them
+        self._sig = [(a.dtype, a.shape[1:]) for a in self._dst]                    # what every later transition must match, row for row
         self._simple = type(example) is Step and all(x is None or isinstance(x, torch.Tensor) for x in example)
-        self._sig = tuple(None if x is None else (x.dtype, x.shape[1:]) for x in leaves)   # what every later transition must match
         self.pos = self.size = 0
 
     @property
@@ -51,8 +54,6 @@ def _check(self: Storage, step) -> list:
     else:
         leaves, spec = _pt.tree_flatten(step)
         if spec != self.spec: raise ValueError(f'This transition has a different structure from the stored ones: got {spec}, expected {self.spec}.')
-    if tuple(None if x is None else (x.dtype, x.shape[1:]) for x in leaves) == self._sig and len({x.shape[0] for x in leaves if x is not None}) == 1:
-        return leaves   # the common case in one comparison; the loop below names what is wrong otherwise
     n = None
     for name, buf, x in zip(self.names, self.bufs, leaves):
         if (buf is None) != (x is None):
@@ -65,22 +66,43 @@ def _check(self: Storage, step) -> list:
         elif x.shape[0] != n: raise ValueError(f"Field '{name}' has {x.shape[0]} rows, the others {n}.")
     return leaves
 
+@patch
+def arrays(self: Storage, step) -> list:
+    "The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
+    if self._simple and type(step) is Step:
+        try:
+            xs = [step[i].numpy() for i in self._idx] if self._cpu else [step[i].to(self.device, non_blocking=True) for i in self._idx]
+            B = xs[0].shape[0]
+            if [(x.dtype, x.shape[1:]) for x in xs] == self._sig and all(x.shape[0] == B for x in xs) and all(step[i] is None for i in self._absent):
+                return xs
+        except (AttributeError, TypeError): pass   # a missing field or a dtype numpy lacks: `_check` names it
+    leaves = self._check(step)
+    return [leaves[i].numpy() if self._cpu else leaves[i].to(self.device, non_blocking=True) for i in self._idx]
+
+
 # %% ../../nbs/06_memory.experience_replay.ipynb #758e516e
 @patch
-def add(self: Storage, step) -> int:
-    "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
-    leaves = self._check(step)
-    B = leaves[self._live[0][0]].shape[0]
+def write(self: Storage, xs: list) -> int:
+    "Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; returns the number of rows"
+    B, cap = xs[0].shape[0], self.capacity
     if B == 0: return 0
-    cap = self.capacity
-    if B > cap: leaves, B = [None if x is None else x[-cap:] for x in leaves], cap
+    if B > cap: xs, B = [x[-cap:] for x in xs], cap
     pos, end = self.pos, self.pos + B
-    for i, buf in self._live:
-        x = leaves[i].numpy() if self._cpu else leaves[i].to(self.device, non_blocking=True)
+    for buf, x in zip(self._dst, xs):
         if end <= cap: buf[pos:end] = x
         else: buf[pos:] = x[:cap - pos]; buf[:end - cap] = x[cap - pos:]
     self.pos, self.size = end % cap, min(self.size + B, cap)
     return B
+
+@patch
+def add(self: Storage, step) -> int:
+    "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
+    return self.write(self.arrays(step))
+
+@patch
+def cat(self: Storage, batches: list) -> list:
+    "Several checked `arrays` results as one, field by field (for one write instead of one per batch)"
+    return [np.concatenate(col) if self._cpu else torch.cat(col) for col in zip(*batches)]
 
 @patch
 def get(self: Storage, idx) -> Step:
@@ -92,6 +114,7 @@ def get(self: Storage, idx) -> Step:
         idx = torch.as_tensor(idx, device=self.device)
         leaves = [None if b is None else b.index_select(0, idx) for b in self.bufs]
     return Step(*leaves) if self._simple else _pt.tree_unflatten(leaves, self.spec)
+
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #598a3590
 class UniformSampler:
@@ -223,20 +246,20 @@ class ExperienceReplay(tn.BaseNode):
     def __repr__(self): return f'ExperienceReplay({self.storage or f"capacity={self.capacity:,}, empty"}, bs={self.bs})'
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #8c3a3b37
-_add = np.add.reduce
+_SCREENED = ('obs', 'next_obs', 'reward')   # the fields checked for NaN/inf
 
-def _sums_are_finite(leaves) -> bool:
-    "A cheap screen: NaN and inf make a sum non-finite (so does overflow, which the exact check then clears)"
-    total = 0.
-    for x in leaves:
-        if x.dtype.is_floating_point: total += _add(x.numpy(), None) if x.is_cpu else x.sum().item()
-    return math.isfinite(total)
+def _sum_sq(x) -> float:
+    "The sum of squares of `x`'s entries (one BLAS call on the CPU): NaN or inf in `x` makes it NaN or inf"
+    return np.vdot(x, x) if isinstance(x, np.ndarray) else (x.float() ** 2).sum().item()
+
+@patch
+def _screen(self: ExperienceReplay, xs: list) -> bool:
+    "A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too, which the exact check then clears)"
+    return math.isfinite(sum(_sum_sq(xs[k]) for k in self._screened))
 
 @patch
 def _finite_rows(self: ExperienceReplay, step: Step):
-    "Check the float fields of `step` for NaN/inf; raise, or return a mask of the good rows"
-    flat = isinstance(step.obs, torch.Tensor) and isinstance(step.next_obs, torch.Tensor)
-    if _sums_are_finite((step.obs, step.next_obs, step.reward) if flat else tree_leaves(step.obs) + tree_leaves(step.next_obs) + [step.reward]): return None
+    "The exact check of the float fields of `step` for NaN/inf: raise, or return a mask of the bad rows (None if none)"
     bad = None
     for name, x in (('obs', step.obs), ('next_obs', step.next_obs), ('reward', step.reward)):
         for leaf_name, leaf in zip(_field_names(x), _pt.tree_leaves(x)):
@@ -252,23 +275,41 @@ def _finite_rows(self: ExperienceReplay, step: Step):
             bad = ~ok if bad is None else bad | ~ok
     return bad
 
+
 # %% ../../nbs/06_memory.experience_replay.ipynb #5c27c192
 @patch
 def _clean(self: ExperienceReplay, step: Step) -> Step:
-    "`step` after the NaN/inf check: unchanged, without its bad rows (`on_nan='drop'`), or a `ValueError`"
+    "`step` after the exact NaN/inf check: unchanged, without its bad rows (`on_nan='drop'`), or a `ValueError`"
     bad = self._finite_rows(step)
     if bad is None: return step
     if not self._warned: warnings.warn(f'ExperienceReplay dropped {int(bad.sum())} transition(s) with NaN/inf (warning once).'); self._warned = True
     return _pt.tree_map(lambda x: None if x is None else x[~bad], step)
 
 @patch
-def _write(self: ExperienceReplay, step: Step) -> int:
-    "Store the rows of a checked `step`: the storage (allocated from the first one) and the sampler hear of them"
-    if self.storage is None:
-        self.storage = Storage(self.capacity, step, self.device)
-        if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
+def _allocate(self: ExperienceReplay, example: Step) -> Storage:
+    "Allocate the storage from `example`; the sampler learns the capacity, the NaN screen which fields to sum"
+    s = self.storage = Storage(self.capacity, example, self.device)
+    self._screened = [k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point and n.split('[')[0] in _SCREENED]
+    if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
+    return s
+
+@patch
+def _checked(self: ExperienceReplay, step: Step) -> list:
+    "The arrays to store from `step`: checked against the storage (allocated from the first step that passes) and for NaN/inf"
+    new = self.storage is None
+    if new: self._allocate(step)
+    try:
+        xs = self.storage.arrays(step)
+        return xs if self._screen(xs) else self.storage.arrays(self._clean(step))
+    except Exception:
+        if new: self.storage = None   # a refused first step does not decide what the buffer holds
+        raise
+
+@patch
+def _write(self: ExperienceReplay, xs: list) -> int:
+    "Store checked arrays; the sampler hears of the slots they took"
     pos = self.storage.pos
-    n = self.storage.add(step)
+    n = self.storage.write(xs)
     if n: self.sampler.on_write(pos, n)
     self.n_added += n
     return n
@@ -276,7 +317,8 @@ def _write(self: ExperienceReplay, step: Step) -> int:
 @patch
 def add(self: ExperienceReplay, step: Step) -> int:
     "Store the rows of `step` (checking for NaN/inf first); returns how many were stored"
-    return self._write(self._clean(step))
+    return self._write(self._checked(step))
+
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #62013203
 @patch
@@ -287,27 +329,19 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch
-def _write_all(self: ExperienceReplay, steps: list):
-    "Store checked `steps` in one write (one per field instead of one per step and field)"
-    try: step = steps[0] if len(steps) == 1 else tree_cat(steps)
-    except (RuntimeError, TypeError, ValueError): step = None   # steps that do not fit together: write them one by one, for the error that names the field
-    if step is not None: return self._write(step)
-    for s in steps: self._write(s)
-
-@patch
 def next(self: ExperienceReplay) -> ReplayBatch:
     items, n_new = [], 0   # checked items not yet written, and their rows
     try:
         while len(self) + n_new < self.learning_starts or self.credit == 0:
             if self.source is None: raise ValueError('This ExperienceReplay has no source to pull from and holds too few transitions to sample.')
-            step = self._clean(next(self.source))
-            n = len(step.reward)
-            if n: items.append(step); n_new += n
+            xs = self._checked(next(self.source))
+            n = xs[0].shape[0]
+            if n: items.append(xs); n_new += n
             if min(len(self) + n_new, self.capacity) >= self.learning_starts:
                 rounds, self.pending = divmod(self.pending + n, self.train_every)
                 self.credit += rounds * self.updates
     finally:   # on an error too: nothing that was checked is lost
-        if items: self._write_all(items)
+        if items: self._write(items[0] if len(items) == 1 else self.storage.cat(items))
     self.credit -= 1
     return self.sample()
 
@@ -343,8 +377,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
         raise ValueError(f"The saved buffer has capacity {state['capacity']:,}, this one {self.capacity:,}: make the buffer with the saved capacity.")
     if state['storage'] is not None:
         s = state['storage']
-        self.storage = Storage(self.capacity, _from_plain(s['example']), self.device)
-        if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
+        self._allocate(_from_plain(s['example']))
         for b, saved in zip(self.storage.bufs, s['bufs']):
             if b is not None: b[:s['size']] = saved.to(b.device)
         self.storage.pos, self.storage.size = s['pos'], s['size']

@@ -36,6 +36,10 @@ class Selector:
             raise ValueError(f"{type(self).__name__} cannot act in a {space_kind(space)} action space ({space}); "
                              f"it supports {', '.join(self.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
 
+    def act(self, forward: Callable, obs, deterministic: bool = False):
+        "Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the forward"
+        return self(forward(obs), deterministic)
+
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
 
@@ -73,26 +77,45 @@ class EpsilonGreedySelector(Selector):
     supported = ('Discrete',)
     def __init__(self, schedule=None, seed: int | None = 0):
         super().__init__(seed)
-        self.schedule, self.env_step = schedule or LinearSchedule(), 0
+        self.schedule, self.env_step, self.n_actions = schedule or LinearSchedule(), 0, None
 
     @property
     def epsilon(self) -> float: return self.schedule(self.env_step)
 
-    def __call__(self, out, deterministic: bool = False):
-        q_BA, info = _q_and_info(out)
-        act_B = q_BA.argmax(-1)
-        if deterministic: return act_B, info
-        B, A = q_BA.shape
+    def check_space(self, space):
+        super().check_space(space)
+        self.n_actions = int(space.n)   # known from here on: `act` can draw random actions without the Q-values
+
+    def _draw(self, B: int, A: int):
+        "ε, which of `B` rows explore, and their random actions: the same draws whether the Q-values exist or not"
         eps = self.epsilon
         explore_B = torch.rand(B, generator=self.gen) < eps   # drawn where the generator lives (CPU)
         rand_B = torch.randint(A, (B,), generator=self.gen)
         self.env_step += B
+        return eps, explore_B, rand_B
+
+    def _pick(self, q_BA, info: dict, eps: float, explore_B, rand_B):
+        act_B = q_BA.argmax(-1)
         if explore_B.any(): act_B = torch.where(explore_B.to(act_B.device), rand_B.to(act_B.device), act_B)   # most steps explore nowhere: no merge
         return act_B, info | {'epsilon': eps}
+
+    def __call__(self, out, deterministic: bool = False):
+        q_BA, info = _q_and_info(out)
+        if deterministic: return q_BA.argmax(-1), info
+        return self._pick(q_BA, info, *self._draw(*q_BA.shape))
+
+    def act(self, forward: Callable, obs, deterministic: bool = False):
+        "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
+        if deterministic or self.n_actions is None: return self(forward(obs), deterministic)
+        x = obs if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0]
+        eps, explore_B, rand_B = self._draw(x.shape[0], self.n_actions)
+        if explore_B.all(): return rand_B.to(x.device), {'epsilon': eps}
+        return self._pick(*_q_and_info(forward(obs)), eps, explore_B, rand_B)
 
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.env_step = state['env_step']; return self
+
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
 class CategoricalSelector(Selector):
@@ -160,7 +183,7 @@ class Agent:
         dev = self._param.device if self._param is not None else model_device(self.model)
         obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
         with torch.set_grad_enabled(grad):
-            return self.selector(self.forward(obs), deterministic)
+            return self.selector.act(self.forward, obs, deterministic)
 
     def state_dict(self) -> dict: return {'selector': self.selector.state_dict()}
     def load_state_dict(self, state: dict): self.selector.load_state_dict(state['selector']); return self

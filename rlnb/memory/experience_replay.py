@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.utils._pytree as _pt
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_leaves, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
+from ..core import Step, Seeder, tree_leaves, tree_cat, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
 from ..agent import LinearSchedule
 
 # %% auto #0
@@ -98,11 +98,6 @@ def write(self: Storage, xs: list) -> int:
 def add(self: Storage, step) -> int:
     "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
     return self.write(self.arrays(step))
-
-@patch
-def cat(self: Storage, batches: list) -> list:
-    "Several checked `arrays` results as one, field by field (for one write instead of one per batch)"
-    return [np.concatenate(col) if self._cpu else torch.cat(col) for col in zip(*batches)]
 
 @patch
 def get(self: Storage, idx) -> Step:
@@ -329,19 +324,28 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch
+def _store(self: ExperienceReplay, steps: list):
+    "Store collector items in one write: concatenated, then checked and screened at once; if that fails, item by item, for the exact error or the dropped rows"
+    try: xs = self._checked(steps[0] if len(steps) == 1 else tree_cat(steps))
+    except (RuntimeError, TypeError, ValueError):
+        for s in steps: self._write(self._checked(s))   # stores the items before a bad one, then raises its error (or drops its bad rows)
+        return
+    self._write(xs)
+
+@patch
 def next(self: ExperienceReplay) -> ReplayBatch:
-    items, n_new = [], 0   # checked items not yet written, and their rows
+    items, n_new = [], 0   # items not yet stored, and their rows
     try:
         while len(self) + n_new < self.learning_starts or self.credit == 0:
             if self.source is None: raise ValueError('This ExperienceReplay has no source to pull from and holds too few transitions to sample.')
-            xs = self._checked(next(self.source))
-            n = xs[0].shape[0]
-            if n: items.append(xs); n_new += n
+            step = next(self.source)
+            n = len(step.reward)
+            if n: items.append(step); n_new += n
             if min(len(self) + n_new, self.capacity) >= self.learning_starts:
                 rounds, self.pending = divmod(self.pending + n, self.train_every)
                 self.credit += rounds * self.updates
-    finally:   # on an error too: nothing that was checked is lost
-        if items: self._write(items[0] if len(items) == 1 else self.storage.cat(items))
+    finally:   # on an error too: nothing that was taken in is lost
+        if items: self._store(items)
     self.credit -= 1
     return self.sample()
 

@@ -22,7 +22,7 @@ from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'clip_grad_norm', 'GradClipCallback',
-           'OffPolicySchedule', 'DQNConfig', 'adam', 'dqn_learner', 'StopWhenSolvedCallback', 'train']
+           'OffPolicySchedule', 'DQNConfig', 'FusedAdam', 'adam', 'dqn_learner', 'StopWhenSolvedCallback', 'train']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
 def flatten_obs(obs) -> torch.Tensor:
@@ -139,12 +139,56 @@ class DQNConfig:
         "Gradient steps in the run"
         return self.schedule.n_batches(self.total_steps)
 
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #22d3cd33
+class FusedAdam(torch.optim.Adam):
+    "torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step bookkeeping"
+    _lists = None   # (params, exp_avgs, exp_avg_sqs, steps) of the one group, once the state exists
+
+    def __init__(self, params, lr: float = 1e-3, eps: float = 1e-8):
+        super().__init__(params, lr=lr, eps=eps, fused=True)
+
+    def _collect(self):
+        "The state lists of the direct path, or None where torch's `step` must do the work"
+        g = self.param_groups
+        if len(g) != 1 or g[0]['amsgrad'] or g[0]['decoupled_weight_decay'] or isinstance(g[0]['lr'], torch.Tensor): return None
+        ps = g[0]['params']
+        if any(p not in self.state or p.is_complex() for p in ps) or len({(p.device, p.dtype) for p in ps}) != 1: return None
+        st = [self.state[p] for p in ps]
+        return ps, [s['exp_avg'] for s in st], [s['exp_avg_sq'] for s in st], [s['step'] for s in st]
+
+    def step(self, closure=None):
+        if closure is None and self._lists is not None:
+            ps, exp_avgs, exp_avg_sqs, steps = self._lists
+            grads = [p.grad for p in ps]
+            if all(x is not None for x in grads):
+                g = self.param_groups[0]; b1, b2 = g['betas']
+                torch._foreach_add_(steps, 1)   # what torch's `_fused_adam` does, minus its checks and grouping
+                torch._fused_adam_(ps, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=g['lr'], beta1=b1, beta2=b2,
+                                   weight_decay=g['weight_decay'], eps=g['eps'], maximize=g['maximize'], grad_scale=None, found_inf=None)
+                return None
+        loss = super().step(closure)
+        self._lists = self._collect()
+        return loss
+
+    def zero_grad(self, set_to_none: bool = True):
+        if not (set_to_none and self._lists): return super().zero_grad(set_to_none)
+        for p in self._lists[0]: p.grad = None
+
+    def load_state_dict(self, state_dict):
+        self._lists = None   # new state tensors: collected again after the next (torch) step
+        super().load_state_dict(state_dict)
+
+    def add_param_group(self, param_group):
+        self._lists = None
+        super().add_param_group(param_group)
+
 def adam(params, lr: float, eps: float = 1e-8):
-    "Adam, with the fused implementation where this torch build supports it"
-    try: return torch.optim.Adam(params, lr=lr, eps=eps, fused=True)
+    "Adam: `FusedAdam` where this torch build supports fused Adam, else torch's default"
+    try: return FusedAdam(params, lr=lr, eps=eps)
     except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
 
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Callable | None = None, make_loss: Callable | None = None,
                 make_cbs: Callable | None = None, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
     "A `Learner` that trains a DQN-family agent on `env_id` with `cfg`, seeded by `seed`"

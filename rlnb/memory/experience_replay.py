@@ -73,8 +73,10 @@ def arrays(self: Storage, step) -> list:
         try:
             xs = [step[i].numpy() for i in self._idx] if self._cpu else [step[i].to(self.device, non_blocking=True) for i in self._idx]
             B = xs[0].shape[0]
-            if [(x.dtype, x.shape[1:]) for x in xs] == self._sig and all(x.shape[0] == B for x in xs) and all(step[i] is None for i in self._absent):
-                return xs
+            for x, (dtype, row) in zip(xs, self._sig):
+                if x.dtype != dtype or x.shape[1:] != row or x.shape[0] != B: break
+            else:
+                if not any(step[i] is not None for i in self._absent): return xs
         except (AttributeError, TypeError): pass   # a missing field or a dtype numpy lacks: `_check` names it
     leaves = self._check(step)
     return [leaves[i].numpy() if self._cpu else leaves[i].to(self.device, non_blocking=True) for i in self._idx]
@@ -243,14 +245,15 @@ class ExperienceReplay(tn.BaseNode):
 # %% ../../nbs/06_memory.experience_replay.ipynb #8c3a3b37
 _SCREENED = ('obs', 'next_obs', 'reward')   # the fields checked for NaN/inf
 
-def _sum_sq(x) -> float:
-    "The sum of squares of `x`'s entries (one BLAS call on the CPU): NaN or inf in `x` makes it NaN or inf"
-    return np.vdot(x, x) if isinstance(x, np.ndarray) else (x.float() ** 2).sum().item()
+_vdot = np.vdot
 
 @patch
 def _screen(self: ExperienceReplay, xs: list) -> bool:
     "A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too, which the exact check then clears)"
-    return math.isfinite(sum(_sum_sq(xs[k]) for k in self._screened))
+    total = 0.
+    for k in self._screened:   # a sum of squares per field (one BLAS call on the CPU): NaN or inf in it makes the total NaN or inf
+        x = xs[k]; total += _vdot(x, x) if isinstance(x, np.ndarray) else (x.float() ** 2).sum().item()
+    return math.isfinite(total)
 
 @patch
 def _finite_rows(self: ExperienceReplay, step: Step):
@@ -319,8 +322,7 @@ def add(self: ExperienceReplay, step: Step) -> int:
 @patch
 def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
-    bs = bs or self.bs
-    idx, w = self.sampler.sample(len(self), bs)
+    idx, w = self.sampler.sample(self.storage.size if self.storage is not None else 0, bs or self.bs)
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch

@@ -45,6 +45,10 @@ class Selector:
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
 
 # %% ../nbs/04_agent.ipynb #4d966728
+def _first_leaf(obs) -> torch.Tensor:
+    "The first tensor of a batch of observations (a tensor, or a tree of them): its rows and device are the batch's"
+    return obs if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0]
+
 def _q_and_info(out):
     "Q-values `[B, A]` from a model output (a tensor, or a dict with 'q'), and the info dict to return with them"
     if isinstance(out, dict): return out['q'], dict(out)
@@ -108,7 +112,7 @@ class EpsilonGreedySelector(Selector):
     def act(self, forward: Callable, obs, deterministic: bool = False):
         "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
         if deterministic or self.n_actions is None: return self(forward(obs), deterministic)
-        x = obs if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0]
+        x = _first_leaf(obs)
         eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
         if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}
         return self._pick(*_q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
@@ -200,7 +204,7 @@ class RandomAgent:
         else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)
 
     def act(self, obs, deterministic: bool = False, grad: bool = False):
-        B = obs.shape[0] if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0].shape[0]
+        B = _first_leaf(obs).shape[0]
         if self.kind == 'Discrete':
             a = torch.randint(self.n, (B,), generator=self.gen)
             return (a + self.start if self.start else a), {}

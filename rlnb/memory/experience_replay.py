@@ -67,19 +67,23 @@ def _check(self: Storage, step) -> list:
     return leaves
 
 @patch
+def _convert(self: Storage, leaves) -> list:
+    "The stored leaves as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
+    return [leaves[i].numpy() for i in self._idx] if self._cpu else [leaves[i].to(self.device, non_blocking=True) for i in self._idx]
+
+@patch
 def arrays(self: Storage, step) -> list:
     "The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
     if self._simple and type(step) is Step:
         try:
-            xs = [step[i].numpy() for i in self._idx] if self._cpu else [step[i].to(self.device, non_blocking=True) for i in self._idx]
+            xs = self._convert(step)
             B = xs[0].shape[0]
             for x, (dtype, row) in zip(xs, self._sig):
                 if x.dtype != dtype or x.shape[1:] != row or x.shape[0] != B: break
             else:
                 if not any(step[i] is not None for i in self._absent): return xs
         except (AttributeError, TypeError): pass   # a missing field or a dtype numpy lacks: `_check` names it
-    leaves = self._check(step)
-    return [leaves[i].numpy() if self._cpu else leaves[i].to(self.device, non_blocking=True) for i in self._idx]
+    return self._convert(self._check(step))
 
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #758e516e
@@ -322,7 +326,7 @@ def add(self: ExperienceReplay, step: Step) -> int:
 @patch
 def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
-    idx, w = self.sampler.sample(self.storage.size if self.storage is not None else 0, bs or self.bs)
+    idx, w = self.sampler.sample(len(self), bs or self.bs)
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch

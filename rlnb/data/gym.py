@@ -136,7 +136,8 @@ def reset(self: Collector, initial_state: dict | None = None):
                 self._warned_restart = True
         self.obs_np, _ = self.envs.reset(seed=seed)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    self.obs, self.any_reset = to_tensor(self.obs_np), bool(self.autoreset.any())
+    self._reset_idx = self.autoreset.nonzero()[0]
+    self.obs, self.any_reset = to_tensor(self.obs_np), len(self._reset_idx) > 0
 
 @patch
 def get_state(self: Collector) -> dict:
@@ -167,24 +168,26 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     next_obs, rew, term, trunc, _ = self._step_envs(action)
     if rew.dtype != np.float32: rew = rew.astype(np.float32)
     ep_id, ep_len = self.episode_id, self.ep_len
-    if self.any_reset:
-        valid = ~self.autoreset
+    self.ep_return += rew          # in place: the collector's own array (`_finish` and `get_state` copy from it)
+    self.ep_len = ep_len + 1       # a new array: `ep_len` is this step's `episode_step`
+    if self.any_reset:             # the rows that auto-reset now are no transitions: their new episodes start from zero
+        valid, r = ~self.autoreset, self._reset_idx
         keep = valid.nonzero()[0]
-        self.ep_return, self.ep_len = self.ep_return + rew * valid, ep_len + valid
+        self.ep_return[r] = 0.; self.ep_len[r] = 0
         self.env_step += len(keep)
     else:
         valid = keep = None
-        self.ep_return, self.ep_len = self.ep_return + rew, ep_len + 1
         self.env_step += self.n_envs
     self.autoreset = done = term | trunc
     self.vector_step += 1
     self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep, ep_id, ep_len)
     self('after_env_step')
     idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
-    self.any_reset = len(idx) > 0
-    if self.any_reset:
-        if valid is not None: done = done & valid; idx = done.nonzero()[0]
+    if len(idx):
+        self.any_reset, self._reset_idx = True, idx
+        if valid is not None: done = done & valid; idx = done.nonzero()[0]   # an auto-reset row closes no episode
         if len(idx): self._finish(idx, done)
+    else: self.any_reset = False
     return out
 
 @patch
@@ -192,8 +195,7 @@ def _finish(self: Collector, idx: np.ndarray, done: np.ndarray):
     "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"
     heard = 'on_episode_end' in self._dispatch
     if heard: self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
-    self.episodes += len(idx); self.episode_id = self.episode_id + done
-    self.ep_return[idx] = 0.; self.ep_len[idx] = 0   # in place is safe: both arrays were made this step
+    self.episodes += len(idx); self.episode_id = self.episode_id + done   # their returns and lengths are zeroed when they auto-reset
     if heard: self('on_episode_end')
 
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
@@ -226,8 +228,8 @@ class TransitionCollector(Collector):
                 self.obs_np, self.obs = e.next_obs, step.next_obs
                 return step
             keep = e.keep
-            step = Step(*[t(x.take(keep, 0)) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep),
-                        t(e.episode_id.take(keep)), t(e.episode_step.take(keep)))
+            step = Step(*map(t, (obs_np.take(keep, 0), act_np.take(keep, 0), e.reward.take(keep, 0), e.next_obs.take(keep, 0), e.terminated.take(keep, 0),
+                                 e.truncated.take(keep, 0), keep, e.episode_id.take(keep, 0), e.episode_step.take(keep, 0))))
             self.obs_np, self.obs = e.next_obs, t(e.next_obs)
             return step
         keep = e.keep

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/memory.experience_replay.html.md"""
 # %% ../../nbs/06_memory.experience_replay.ipynb #e5d31402
 from __future__ import annotations
 import math, warnings
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from fastcore.basics import patch
 from typing import Any, NamedTuple
@@ -24,6 +25,10 @@ __all__ = ['Storage', 'UniformSampler', 'SumTree', 'PrioritizedSampler', 'Replay
 def _field_names(tree) -> list:
     return [_pt.keystr(p).lstrip('.') for p, _ in _pt.tree_flatten_with_path(tree)[0]]
 
+def _getter(idx: list):
+    "A function returning the items `idx` of a sequence as a tuple (an `itemgetter` where it can: it runs in C)"
+    return itemgetter(*idx) if len(idx) > 1 else (lambda s: tuple(s[i] for i in idx))
+
 class Storage:
     "A ring of `capacity` transitions in tensors `[capacity, ...]`, allocated at once from an `example` Step"
     def __init__(self, capacity: int, example: Step, device='cpu'):
@@ -38,6 +43,8 @@ class Storage:
         self.fields, self.dtypes = [self.names[i] for i in self._idx], [self.bufs[i].dtype for i in self._idx]
         self._dst = [self.arrs[i] for i in self._idx]                              # where `write` puts each of them
         self._sig = [(a.dtype, a.shape[1:]) for a in self._dst]                    # what every later transition must match, row for row
+        self._stored, self._unstored = _getter(self._idx), _getter(self._absent)   # a Step's stored fields; the ones that must be None
+        self._nones, self._want_B, self._want = (None,) * len(self._absent), None, None
         self._simple = type(example) is Step and all(x is None or isinstance(x, torch.Tensor) for x in example)
         self.pos = self.size = 0
 
@@ -69,7 +76,10 @@ def _check(self: Storage, step) -> list:
 @patch
 def _convert(self: Storage, leaves) -> list:
     "The stored leaves as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
-    return [leaves[i].numpy() for i in self._idx] if self._cpu else [leaves[i].to(self.device, non_blocking=True) for i in self._idx]
+    if self._cpu: return list(map(torch.Tensor.numpy, self._stored(leaves)))
+    return [x.to(self.device, non_blocking=True) for x in self._stored(leaves)]
+
+_dtype_shape = attrgetter('dtype', 'shape')
 
 @patch
 def arrays(self: Storage, step) -> list:
@@ -77,12 +87,11 @@ def arrays(self: Storage, step) -> list:
     if self._simple and type(step) is Step:
         try:
             xs = self._convert(step)
-            B = xs[0].shape[0]
-            for x, (dtype, row) in zip(xs, self._sig):
-                if x.dtype != dtype or x.shape[1:] != row or x.shape[0] != B: break
-            else:
-                if not any(step[i] is not None for i in self._absent): return xs
-        except (AttributeError, TypeError): pass   # a missing field or a dtype numpy lacks: `_check` names it
+            got = list(map(_dtype_shape, xs))   # [(dtype, shape)] per field, compared at once with what B rows of the storage's fields look like
+            B = got[0][1][0]
+            if B != self._want_B: self._want_B, self._want = B, [(dtype, (B, *row)) for dtype, row in self._sig]
+            if got == self._want and self._unstored(step) == self._nones: return xs
+        except (AttributeError, TypeError, IndexError): pass   # a missing field, a dtype numpy lacks, a 0-d field: `_check` names it
     return self._convert(self._check(step))
 
 
@@ -120,28 +129,53 @@ def get(self: Storage, idx) -> Step:
 # %% ../../nbs/06_memory.experience_replay.ipynb #598a3590
 class UniformSampler:
     "Uniform slots, without replacement within a batch unless `replacement`"
+    block = 8192   # slots drawn ahead in one call
+
     def __init__(self, seed: int | None = 0, replacement: bool = False):
         self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        self._pool, self._pos, self._bound, self._mark = None, 0, 0, None   # slots drawn ahead, how many are handed out, their bound, the state before them
 
     def sample(self, size: int, bs: int):
         "`(idx [bs], None)`: slots in `[0, size)`"
         if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
-        if self.replacement: return self.rng.integers(0, size, bs), None
+        if self.replacement: return self._slots(size, bs), None
         if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
-        if 2 * bs > size: return self.rng.choice(size, bs, replace=False), None
+        if 2 * bs > size: self._settle(); return self.rng.choice(size, bs, replace=False), None
         if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
         if len(self._ar) != bs: self._ar = np.arange(bs)
-        idx, ar, s = self.rng.integers(0, size, bs), self._ar, self._scratch
+        idx, ar, s = self._slots(size, bs), self._ar, self._scratch
         while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
             s[idx] = ar
             dup = s[idx] != ar
             n_dup = np.count_nonzero(dup)
             if not n_dup: return idx, None
-            idx[dup] = self.rng.integers(0, size, n_dup)
+            idx[dup] = self._slots(size, n_dup)
 
     def on_write(self, start: int, n: int): pass   # slots start..start+n-1 (mod capacity) were written
-    def state_dict(self) -> dict: return {'rng': rng_state(self.rng)}
-    def load_state_dict(self, state: dict): set_rng_state(self.rng, state['rng']); return self
+    def state_dict(self) -> dict: self._settle(); return {'rng': rng_state(self.rng)}
+    def load_state_dict(self, state: dict): self._pool = None; set_rng_state(self.rng, state['rng']); return self
+
+
+# %% ../../nbs/06_memory.experience_replay.ipynb #5d56de46
+@patch
+def _slots(self: UniformSampler, size: int, n: int) -> np.ndarray:
+    "The next `n` numbers of `self.rng.integers(0, size, ...)`, exactly those, from a block drawn ahead"
+    pool, pos = self._pool, self._pos
+    if pool is None or size != self._bound or pos + n > len(pool):
+        self._settle()
+        self._mark, self._bound = self.rng.bit_generator.state, size
+        self._pool = pool = self.rng.integers(0, size, max(n, self.block)); pos = 0
+    self._pos = pos + n
+    return pool[pos:pos + n]
+
+@patch
+def _settle(self: UniformSampler):
+    "Put the generator where the slots handed out so far leave it, as if each call had drawn its own (the rest of the block is dropped)"
+    if self._pool is not None and self._pos < len(self._pool):
+        self.rng.bit_generator.state = self._mark
+        self.rng.integers(0, self._bound, self._pos)
+    self._pool, self._pos = None, 0
+
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #6a4f773e
 class SumTree:
@@ -254,9 +288,8 @@ _vdot = np.vdot
 @patch
 def _screen(self: ExperienceReplay, xs: list) -> bool:
     "A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too, which the exact check then clears)"
-    total = 0.
-    for k in self._screened:   # a sum of squares per field (one BLAS call on the CPU): NaN or inf in it makes the total NaN or inf
-        x = xs[k]; total += _vdot(x, x) if isinstance(x, np.ndarray) else (x.float() ** 2).sum().item()
+    fields = self._screened(xs)   # a sum of squares per field (one BLAS call each on the CPU): NaN or inf in one makes the total NaN or inf
+    total = sum(map(_vdot, fields, fields)) if self.storage._cpu else sum((x.float() ** 2).sum().item() for x in fields)
     return math.isfinite(total)
 
 @patch
@@ -291,7 +324,7 @@ def _clean(self: ExperienceReplay, step: Step) -> Step:
 def _allocate(self: ExperienceReplay, example: Step) -> Storage:
     "Allocate the storage from `example`; the sampler learns the capacity, the NaN screen which fields to sum"
     s = self.storage = Storage(self.capacity, example, self.device)
-    self._screened = [k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point and n.split('[')[0] in _SCREENED]
+    self._screened = _getter([k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point and n.split('[')[0] in _SCREENED])
     if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
     return s
 

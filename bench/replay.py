@@ -3,10 +3,12 @@
 One operation = add one CartPole-shaped transition (obs [4] float32, discrete action, reward,
 next_obs, terminated, truncated) + sample a batch of 256 as torch tensors, on a buffer of capacity
 100,000 that is already full. SB3 is installed through rlnb's optional extra `bench`
-(`pip install -e ".[bench]"`). The three run alternately; medians over repeats. rlnb's prioritized
+(`pip install -e ".[bench]"`). The three run alternately, the order rotating every repeat; each ratio is the median of
+the repeats' ratios (runs of one repeat are seconds apart, so a slow spell of the shared machine hits them alike), the
+times are medians too. rlnb's prioritized
 sampler is timed too (add + sample + update_priorities). Ends with one JSON line.
 
-    python bench/replay.py [--ops 3000] [--repeats 5]
+    python bench/replay.py [--ops 3000] [--repeats 9]
 """
 import argparse, json, statistics, time
 import numpy as np, torch
@@ -66,17 +68,19 @@ def time_numpy(ops):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--ops', type=int, default=3000)
-    ap.add_argument('--repeats', type=int, default=5)
+    ap.add_argument('--repeats', type=int, default=9)
     a = ap.parse_args()
     torch.set_num_threads(1)
     runs = {'rlnb': [], 'sb3': [], 'numpy': [], 'rlnb_per': []}
-    for _ in range(a.repeats):
-        runs['rlnb'].append(time_rlnb(a.ops)); runs['sb3'].append(time_sb3(a.ops))
-        runs['numpy'].append(time_numpy(a.ops)); runs['rlnb_per'].append(time_rlnb(a.ops, prioritized=True))
+    timers = {'rlnb': lambda: time_rlnb(a.ops), 'sb3': lambda: time_sb3(a.ops), 'numpy': lambda: time_numpy(a.ops)}
+    for k in range(a.repeats):
+        for name in list(timers)[k % 3:] + list(timers)[:k % 3]: runs[name].append(timers[name]())
+        runs['rlnb_per'].append(time_rlnb(a.ops, prioritized=True))
     us = {k: statistics.median(v) for k, v in runs.items()}
+    paired = lambda x, y: statistics.median(u / v for u, v in zip(runs[x], runs[y]))
     for k, v in us.items(): print(f'{k:<10} {v:8.1f} us per add + sample({BS})')
     out = dict(us_rlnb=round(us['rlnb'], 2), us_sb3=round(us['sb3'], 2), us_numpy=round(us['numpy'], 2), us_rlnb_prioritized=round(us['rlnb_per'], 2),
-               ratio_vs_sb3=round(us['sb3'] / us['rlnb'], 3), ratio_vs_numpy=round(us['rlnb'] / us['numpy'], 3))
+               ratio_vs_sb3=round(paired('sb3', 'rlnb'), 3), ratio_vs_numpy=round(paired('rlnb', 'numpy'), 3))
     print(f"rlnb is {out['ratio_vs_sb3']:.2f}x SB3's throughput (target >= 1.5) and takes {out['ratio_vs_numpy']:.2f}x the bare numpy ring's time (target <= 1.5)")
     print(json.dumps(out))
 

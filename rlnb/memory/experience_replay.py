@@ -192,10 +192,17 @@ class SumTree:
     def update(self, idx, values):
         "Set the leaves `idx` to `values` and recompute their ancestors"
         i = np.asarray(idx) + self.cap
+        if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
         self.tree[i] = values
         for _ in range(self.depth):   # repeated parents are recomputed from their children, so duplicates are harmless
             i = i >> 1
             self.tree[i] = self.tree[2 * i] + self.tree[2 * i + 1]
+
+    def _update_one(self, i: int, value):
+        "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
+        t = self.tree; t[i] = value
+        for _ in range(self.depth):
+            i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
 
     def find(self, v) -> np.ndarray:
         "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"

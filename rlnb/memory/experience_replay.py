@@ -193,10 +193,12 @@ class SumTree:
         "Set the leaves `idx` to `values` and recompute their ancestors"
         i = np.asarray(idx) + self.cap
         if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
-        self.tree[i] = values
+        tree, pairs = self.tree, self.tree.reshape(-1, 2)   # row k of `pairs` is node k's two children
+        tree[i] = values
         for _ in range(self.depth):   # repeated parents are recomputed from their children, so duplicates are harmless
             i = i >> 1
-            self.tree[i] = self.tree[2 * i] + self.tree[2 * i + 1]
+            kids = pairs.take(i, 0)
+            tree[i] = kids[:, 0] + kids[:, 1]
 
     def _update_one(self, i: int, value):
         "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
@@ -207,10 +209,11 @@ class SumTree:
     def find(self, v) -> np.ndarray:
         "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
         v, i = np.array(v, dtype=np.float64), np.ones(len(v), np.int64)
-        for _ in range(self.depth):
-            left = self.tree.take(2 * i)
+        for _ in range(self.depth):   # in place, five numpy calls a level
+            i <<= 1
+            left = self.tree.take(i)
             right = v >= left
-            v -= left * right; i = 2 * i + right
+            np.subtract(v, left, out=v, where=right); i += right
         return i - self.cap
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #91db5a64

@@ -152,7 +152,7 @@ class BestCheckpointCallback(Callback):
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     "Train `learn` to its config's step budget, then evaluate and write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
-    t0, steps0 = time.perf_counter(), col.env_step
+    t0 = time.perf_counter()
     train(learn)
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
@@ -162,7 +162,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     best.after_batch()   # the final evaluation may be the best
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
     summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
-                   sps=round((col.env_step - steps0) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
+                   sps=round((col.env_step - col.start_step) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
     if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]

@@ -71,7 +71,7 @@ class Collector(Loop, tn.BaseNode):
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
         self.metrics, self.env_ids, self._all_true = Metrics(), torch.arange(self.n_envs), np.ones(envs.num_envs, bool)
-        self.env_step = self.vector_step = self.episodes = 0   # counters exist before the first reset
+        self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -120,6 +120,7 @@ def reset(self: Collector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     N, st = self.n_envs, initial_state or {}
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
+    self.start_step = self.env_step   # where this collection started: 0, or the restored count
     self.episode_id = np.array(st.get('episode_id', [0] * N), np.int64)
     if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were

@@ -264,58 +264,59 @@ class NStepReturns(tn.BaseNode):
         if n < 1: raise ValueError(f'n must be at least 1, got {n}.')
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
         self.source, self.n, self.gamma, self.n_envs = source, n, gamma, n_envs
+        self.disc = np.float32(gamma) ** np.arange(n + 1, dtype=np.float32)   # γ^age for every age a slot can have, in float32 like the returns
 
     def reset(self, initial_state: dict | None = None):
         super().reset(initial_state)
         self.source.reset(initial_state['source'] if initial_state else None)
         ring = initial_state['ring'] if initial_state else None     # lazily allocated from the first item
-        self.ring = None if ring is None else dict(ring, step=Step(**ring['step']))
-        self.head = torch.zeros(self.n_envs, dtype=torch.long) if not initial_state else initial_state['head']
+        self.ring = None if ring is None else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step'])))
+        self.head = np.zeros(self.n_envs, np.int64) if not initial_state else initial_state['head'].numpy().copy()
 
-    def get_state(self) -> dict:
-        ring = None if self.ring is None else dict(tree_map(torch.clone, self.ring), step=tree_map(torch.clone, self.ring['step'])._asdict())
-        return {'source': self.source.state_dict(), 'ring': ring, 'head': self.head.clone()}   # plain dicts: checkpoints load with weights_only
+    def get_state(self) -> dict:   # tensors in plain dicts: checkpoints load with weights_only
+        ring = None if self.ring is None else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict()))
+        return {'source': self.source.state_dict(), 'ring': ring, 'head': torch.from_numpy(self.head.copy())}
 
 # %% ../../nbs/05_data.gym.ipynb #25dc0d96
 @patch
 def _alloc_ring(self: NStepReturns, s: Step) -> dict:
-    "Slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
-    slots = lambda x: torch.zeros((self.n, self.n_envs, *x.shape[1:]), dtype=x.dtype)
-    return dict(step=tree_map(slots, s._replace(next_obs=None)), ret=torch.zeros(self.n, self.n_envs),
-                age=torch.zeros(self.n, self.n_envs, dtype=torch.long), pending=torch.zeros(self.n, self.n_envs, dtype=torch.bool))
+    "Numpy slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
+    slots = lambda x: np.zeros((self.n, self.n_envs, *x.shape[1:]), dtype=x.numpy().dtype)
+    shape = (self.n, self.n_envs)
+    return dict(step=tree_map(slots, s._replace(next_obs=None)), ret=np.zeros(shape, np.float32), age=np.zeros(shape, np.int64), pending=np.zeros(shape, bool))
 
 @patch
 def next(self: NStepReturns) -> Step:
     s = next(self.source)
     if self.ring is None: self.ring = self._alloc_ring(s)
-    R, e_B = self.ring, s.env_id
+    R, e_B, N = self.ring, s.env_id.numpy(), self.n_envs
     if s.episode_id is not None:   # pending rows of an episode that was abandoned (a resumed collector restarts episodes) can never complete
-        R['pending'][:, e_B] &= R['step'].episode_id[:, e_B] == s.episode_id
+        R['pending'][:, e_B] &= R['step'].episode_id[:, e_B] == s.episode_id.numpy()
     slot_B = self.head[e_B]
-    tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x), R['step'], s._replace(next_obs=None))
+    tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x.numpy()), R['step'], s._replace(next_obs=None))
     R['ret'][slot_B, e_B] = 0.; R['age'][slot_B, e_B] = 0; R['pending'][slot_B, e_B] = True
     self.head[e_B] = (slot_B + 1) % self.n
-    rew_N = torch.zeros(self.n_envs); rew_N[e_B] = s.reward
-    here_N = torch.zeros(self.n_envs, dtype=torch.bool); here_N[e_B] = True
+    rew_N = np.zeros(N, np.float32); rew_N[e_B] = s.reward.numpy()
+    here_N = np.zeros(N, bool); here_N[e_B] = True
     live = R['pending'] & here_N
-    R['ret'] += torch.where(live, self.gamma ** R['age'] * rew_N, 0.)
+    R['ret'] += np.where(live, self.disc[R['age']] * rew_N, np.float32(0.))
     R['age'] += live
-    done_N = torch.zeros(self.n_envs, dtype=torch.bool); done_N[e_B] = s.terminated | s.truncated
+    done_N = np.zeros(N, bool); done_N[e_B] = s.terminated.numpy() | s.truncated.numpy()
     emit = live & ((R['age'] == self.n) | done_N)
     return self._emit(s, emit)
 
 # %% ../../nbs/05_data.gym.ipynb #4ba53651
 @patch
 def _emit(self: NStepReturns, s: Step, emit) -> Step:
-    R = self.ring
-    env, slot = emit.T.nonzero(as_tuple=True)                      # env-major order
-    order = torch.argsort(env * (self.n + 1) - R['age'][slot, env], stable=True)
+    R, t = self.ring, torch.from_numpy
+    env, slot = emit.T.nonzero()                                   # env-major order
+    order = np.argsort(env * (self.n + 1) - R['age'][slot, env], kind='stable')
     env, slot = env[order], slot[order]
-    row_N = torch.full((self.n_envs,), -1, dtype=torch.long); row_N[s.env_id] = torch.arange(len(s.env_id))
-    row = row_N[env]
-    out = tree_map(lambda buf: buf[slot, env], R['step'])
-    out = out._replace(reward=R['ret'][slot, env].clone(), next_obs=tree_index(s.next_obs, row), terminated=s.terminated[row],
-                       truncated=s.truncated[row], n_step=R['age'][slot, env].clone())
+    row_N = np.full(self.n_envs, -1, np.int64); row_N[s.env_id.numpy()] = np.arange(len(s.env_id))
+    row = row_N[env]                                               # the row of each emitted transition's env in this step
+    out = tree_map(lambda buf: t(buf[slot, env]), R['step'])       # fancy indexing copies: the ring can be overwritten
+    out = out._replace(reward=t(R['ret'][slot, env]), next_obs=tree_map(lambda x: t(x.numpy().take(row, 0)), s.next_obs),
+                       terminated=t(s.terminated.numpy().take(row)), truncated=t(s.truncated.numpy().take(row)), n_step=t(R['age'][slot, env]))
     R['pending'][slot, env] = False
     return out
 

@@ -70,7 +70,7 @@ class Collector(Loop, tn.BaseNode):
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
-        self.metrics, self.env_ids, self._all_true = Metrics(), torch.arange(self.n_envs), np.ones(envs.num_envs, bool)
+        self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
@@ -137,8 +137,7 @@ def reset(self: Collector, initial_state: dict | None = None):
                 self._warned_restart = True
         self.obs_np, _ = self.envs.reset(seed=seed)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    self._reset_idx = self.autoreset.nonzero()[0]
-    self.obs, self.any_reset = to_tensor(self.obs_np), len(self._reset_idx) > 0
+    self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
 
 @patch
 def get_state(self: Collector) -> dict:
@@ -171,8 +170,9 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     ep_id, ep_len = self.episode_id, self.ep_len
     self.ep_return += rew          # in place: the collector's own array (`_finish` and `get_state` copy from it)
     self.ep_len = ep_len + 1       # a new array: `ep_len` is this step's `episode_step`
-    if self.any_reset:             # the rows that auto-reset now are no transitions: their new episodes start from zero
-        valid, r = ~self.autoreset, self._reset_idx
+    r = self._reset_idx
+    if len(r):                     # the rows that auto-reset now are no transitions: their new episodes start from zero
+        valid = ~self.autoreset
         keep = valid.nonzero()[0]
         self.ep_return[r] = 0.; self.ep_len[r] = 0
         self.env_step += len(keep)
@@ -183,12 +183,10 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     self.vector_step += 1
     self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep, ep_id, ep_len)
     self('after_env_step')
-    idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
+    self._reset_idx = idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
     if len(idx):
-        self.any_reset, self._reset_idx = True, idx
         if valid is not None: done = done & valid; idx = done.nonzero()[0]   # an auto-reset row closes no episode
         if len(idx): self._finish(idx, done)
-    else: self.any_reset = False
     return out
 
 @patch

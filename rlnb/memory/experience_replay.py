@@ -38,13 +38,13 @@ class Storage:
         self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
         self._cpu = self.device.type == 'cpu'
         self.arrs = [b.numpy() if (b is not None and self._cpu) else b for b in self.bufs]   # numpy views of the same memory
-        self._idx = [i for i, b in enumerate(self.bufs) if b is not None]      # the leaves that are stored, in `arrays` order
-        self._absent = [i for i, b in enumerate(self.bufs) if b is None]
-        self.fields, self.dtypes = [self.names[i] for i in self._idx], [self.bufs[i].dtype for i in self._idx]
-        self._dst = [self.arrs[i] for i in self._idx]                              # where `write` puts each of them
+        idx = [i for i, b in enumerate(self.bufs) if b is not None]            # the leaves that are stored, in `arrays` order
+        absent = [i for i, b in enumerate(self.bufs) if b is None]
+        self.fields, self.dtypes = [self.names[i] for i in idx], [self.bufs[i].dtype for i in idx]
+        self._dst = [self.arrs[i] for i in idx]                                    # where `write` puts each of them
         self._sig = [(a.dtype, a.shape[1:]) for a in self._dst]                    # what every later transition must match, row for row
-        self._stored, self._unstored = _getter(self._idx), _getter(self._absent)   # a Step's stored fields; the ones that must be None
-        self._nones, self._want_B, self._want = (None,) * len(self._absent), None, None
+        self._stored, self._unstored, self._nones = _getter(idx), _getter(absent), (None,) * len(absent)   # a Step's stored fields; the ones that must be None
+        self._want_B = self._want = None                                           # `arrays`' expected (dtype, shape) list, for the last batch size
         self._simple = type(example) is Step and all(x is None or isinstance(x, torch.Tensor) for x in example)
         self.pos = self.size = 0
 

@@ -8,11 +8,13 @@ updates (forward, target forward, loss, backward, clip, Adam step, each as rlnb 
 random batches with nothing else. SB3 syncs its target every 10 env steps, all of which fall between rounds
 (it does not update while it collects), so its target is the online net as of the start of each round and stays frozen through
 the round's 128 updates; rlnb's HardUpdate(128), which copies after every 128th optimizer step, is the same rule.
-The three run alternately; medians over repeats. rlnb's time is also split, in a separate profiled run, into
+The three run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired
+ratios (the runs of one repeat are minutes apart, so a slow spell of the shared machine tends to hit all three), the wall times are
+medians too. rlnb's time is also split, in a separate profiled run, into
 acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
-    python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 3]
+    python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 5]
 """
 import argparse, json, statistics, time
 import numpy as np, torch
@@ -56,18 +58,23 @@ def run_floor(n_updates, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=50_000)
-    ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--repeats', type=int, default=5)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    r, s, f = [], [], []
+    n_upd = rlnb_cfg(a.steps).n_batches()
+    runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=lambda k: run_rlnb(a.steps, k)[0], floor=lambda k: run_floor(n_upd, k))
+    t = {name: [] for name in runs}
     for k in range(a.repeats):
-        s.append(run_sb3(a.steps, k)); wall, n_upd, _ = run_rlnb(a.steps, k); r.append(wall); f.append(run_floor(n_upd, k))
-        print(f'repeat {k}: sb3 {s[-1]:.1f} s  rlnb {r[-1]:.1f} s ({n_upd} updates)  floor {f[-1]:.1f} s', flush=True)
+        order = list(runs)[k % 3:] + list(runs)[:k % 3]   # who runs first rotates
+        for name in order: t[name].append(runs[name](k))
+        print(f"repeat {k} ({', '.join(order)}): sb3 {t['sb3'][-1]:.1f} s  rlnb {t['rlnb'][-1]:.1f} s  floor {t['floor'][-1]:.1f} s ({n_upd} updates)", flush=True)
     _, _, split = run_rlnb(a.steps, 0, split=True)
+    r, s, f = t['rlnb'], t['sb3'], t['floor']
     rs, ss, fs = statistics.median(r), statistics.median(s), statistics.median(f)
-    out = dict(rlnb_s=round(rs, 2), sb3_s=round(ss, 2), floor_s=round(fs, 2), ratio_vs_sb3=round(rs / ss, 3), ratio_vs_floor=round(rs / fs, 3),
+    vs_sb3, vs_floor = statistics.median(x / y for x, y in zip(r, s)), statistics.median(x / y for x, y in zip(r, f))
+    out = dict(rlnb_s=round(rs, 2), sb3_s=round(ss, 2), floor_s=round(fs, 2), ratio_vs_sb3=round(vs_sb3, 3), ratio_vs_floor=round(vs_floor, 3),
                updates=n_upd, split_s=split)
-    print(f"rlnb {rs:.1f} s, SB3 {ss:.1f} s, floor {fs:.1f} s: rlnb/SB3 {rs / ss:.2f} (target <= 0.7), rlnb/floor {rs / fs:.2f} (target <= 1.15)")
+    print(f"rlnb {rs:.1f} s, SB3 {ss:.1f} s, floor {fs:.1f} s: rlnb/SB3 {vs_sb3:.3f} (target <= 0.7), rlnb/floor {vs_floor:.3f} (target <= 1.15)")
     print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)
     print(json.dumps(out))
 

@@ -62,7 +62,11 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(1)
     n_upd = rlnb_cfg(a.steps).n_batches()
-    runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=lambda k: run_rlnb(a.steps, k)[0], floor=lambda k: run_floor(n_upd, k))
+    def rlnb(k):
+        wall, n, _ = run_rlnb(a.steps, k)
+        if n != n_upd: raise RuntimeError(f'rlnb ran {n} updates, the floor times {n_upd}: the two must match')
+        return wall
+    runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=rlnb, floor=lambda k: run_floor(n_upd, k))
     t = {name: [] for name in runs}
     for k in range(a.repeats):
         order = list(runs)[k % 3:] + list(runs)[:k % 3]   # who runs first rotates

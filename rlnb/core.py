@@ -80,8 +80,6 @@ class Step(NamedTuple):
     terminated: torch.Tensor     # [B] bool: the episode ended inside the MDP, do not bootstrap
     truncated: torch.Tensor      # [B] bool: the episode was cut (time limit), bootstrap from `next_obs`
     env_id: torch.Tensor | None = None        # [B] int: index of the env in its vector env
-    episode_id: torch.Tensor | None = None    # [B] int: running count of episodes for that env
-    episode_step: torch.Tensor | None = None  # [B] int: 0-based step within the episode
     n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
 
 # %% ../nbs/00_core.ipynb #9ec2a02e

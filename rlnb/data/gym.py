@@ -71,7 +71,9 @@ class Collector(Loop, tn.BaseNode):
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
         self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
+        self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
+        self.restarted = False   # whether the last reset from a saved state had to start new episodes
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -121,7 +123,7 @@ def reset(self: Collector, initial_state: dict | None = None):
     N, st = self.n_envs, initial_state or {}
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
     self.start_step = self.env_step   # where this collection started: 0, or the restored count
-    self.episode_id = np.array(st.get('episode_id', [0] * N), np.int64)
+    self.restarted = initial_state is not None and st.get('envs') is None
     if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
         self.envs.reset(seed=self.seed); restore_env_snapshot(self.envs, st['envs'])
@@ -129,9 +131,8 @@ def reset(self: Collector, initial_state: dict | None = None):
         self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
     else:
         seed = self.seed
-        if initial_state is not None:
+        if self.restarted:   # the interrupted episodes are abandoned
             seed = Seeder([self.seed, self.episodes]).int() % 2**31
-            self.episode_id = self.episode_id + 1   # the interrupted episodes are abandoned
             if not getattr(self, '_warned_restart', False):
                 warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
                 self._warned_restart = True
@@ -141,7 +142,7 @@ def reset(self: Collector, initial_state: dict | None = None):
 
 @patch
 def get_state(self: Collector) -> dict:
-    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, episode_id=self.episode_id.tolist())
+    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes)
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
     snap = env_snapshot(self.envs)
     if snap is not None:
@@ -158,8 +159,6 @@ class EnvStep(NamedTuple):
     truncated: np.ndarray        # [N] bool
     valid: np.ndarray | None     # [N] bool: False on auto-reset rows; None when every row is valid
     keep: np.ndarray | None      # [K] int64: the indices of the valid rows; None when every row is valid
-    episode_id: np.ndarray       # [N] int64: the episode each row belongs to
-    episode_step: np.ndarray     # [N] int64: the row's 0-based step within its episode
 
 @patch
 def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
@@ -167,9 +166,8 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     self('before_env_step')
     next_obs, rew, term, trunc, _ = self._step_envs(action)
     if rew.dtype != np.float32: rew = rew.astype(np.float32)
-    ep_id, ep_len = self.episode_id, self.ep_len
-    self.ep_return += rew          # in place: the collector's own array (`_finish` and `get_state` copy from it)
-    self.ep_len = ep_len + 1       # a new array: `ep_len` is this step's `episode_step`
+    self.ep_return += rew          # in place: the collector's own arrays (`_finish` and `get_state` copy from them)
+    self.ep_len += 1
     r = self._reset_idx
     if len(r):                     # the rows that auto-reset now are no transitions: their new episodes start from zero
         valid = ~self.autoreset
@@ -181,36 +179,34 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
         self.env_step += self.n_envs
     self.autoreset = done = term | trunc
     self.vector_step += 1
-    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep, ep_id, ep_len)
+    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep)
     self('after_env_step')
     self._reset_idx = idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
     if len(idx):
-        if valid is not None: done = done & valid; idx = done.nonzero()[0]   # an auto-reset row closes no episode
-        if len(idx): self._finish(idx, done)
+        if valid is not None: idx = (done & valid).nonzero()[0]   # an auto-reset row closes no episode
+        if len(idx): self._finish(idx)
     return out
 
 @patch
-def _finish(self: Collector, idx: np.ndarray, done: np.ndarray):
+def _finish(self: Collector, idx: np.ndarray):
     "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"
-    heard = 'on_episode_end' in self._dispatch
-    if heard: self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
-    self.episodes += len(idx); self.episode_id = self.episode_id + done   # their returns and lengths are zeroed when they auto-reset
-    if heard: self('on_episode_end')
+    self.episodes += len(idx)   # their returns and lengths are zeroed when they auto-reset
+    if 'on_episode_end' in self._dispatch:
+        self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
+        self('on_episode_end')
 
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 @patch
-def _step_envs(self: Collector, action):
-    if not isinstance(self.envs, gym.vector.AsyncVectorEnv): return self.envs.step(action)
+def _step_async(self: Collector, action):
     try:
         self.envs.step_async(action)
         return self.envs.step_wait(timeout=self.timeout)
     except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
 
 # %% ../../nbs/05_data.gym.ipynb #a8f3c274
-def _rows(x, keep):
-    "`x` (an array or a tree of them) as tensors, keeping the rows `keep` (all when None); `take` beats boolean indexing severalfold"
-    if isinstance(x, np.ndarray): return torch.from_numpy(x if keep is None else x.take(keep, 0))
-    return tree_map(lambda a: torch.from_numpy(a if keep is None else a.take(keep, 0)), x)
+def _rows(x, keep: np.ndarray):
+    "The rows `keep` of `x` (an array or a tree of them) as tensors; `take` beats boolean indexing severalfold"
+    return tree_map(lambda a: torch.from_numpy(a.take(keep, 0)), x)
 
 class TransitionCollector(Collector):
     "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
@@ -220,22 +216,17 @@ class TransitionCollector(Collector):
         if not act.is_cpu: act = act.cpu()
         act_np = act.numpy()
         e = self._env_step(act_np)
-        t = torch.from_numpy
-        if isinstance(obs_np, np.ndarray):   # flat observations, spelled out (the common case)
-            if e.valid is None:              # every row valid
-                step = Step(t(obs_np), act, t(e.reward), t(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids, t(e.episode_id), t(e.episode_step))
-                self.obs_np, self.obs = e.next_obs, step.next_obs
-                return step
-            keep = e.keep
-            step = Step(*map(t, (obs_np.take(keep, 0), act_np.take(keep, 0), e.reward.take(keep, 0), e.next_obs.take(keep, 0), e.terminated.take(keep, 0),
-                                 e.truncated.take(keep, 0), keep, e.episode_id.take(keep, 0), e.episode_step.take(keep, 0))))
+        t, keep = torch.from_numpy, e.keep
+        if keep is None:                     # every row valid: the observations are already tensors
+            step = Step(self.obs, act, t(e.reward), to_tensor(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids)
+            self.obs_np, self.obs = e.next_obs, step.next_obs
+        elif isinstance(obs_np, np.ndarray): # flat observations, spelled out (the common case)
+            step = Step(t(obs_np.take(keep, 0)), t(act_np.take(keep, 0)), t(e.reward.take(keep)), t(e.next_obs.take(keep, 0)),
+                        t(e.terminated.take(keep)), t(e.truncated.take(keep)), t(keep))   # the kept rows are the env indices
             self.obs_np, self.obs = e.next_obs, t(e.next_obs)
-            return step
-        keep = e.keep
-        env_id = self.env_ids if keep is None else torch.from_numpy(keep)   # the kept rows are the env indices
-        step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], env_id,
-                    _rows(e.episode_id, keep), _rows(e.episode_step, keep))
-        self.obs_np, self.obs = e.next_obs, (step.next_obs if keep is None else to_tensor(e.next_obs))
+        else:
+            step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep))
+            self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
         return step
 
 # %% ../../nbs/05_data.gym.ipynb #6431dada
@@ -270,6 +261,7 @@ class NStepReturns(tn.BaseNode):
         ring = initial_state['ring'] if initial_state else None     # lazily allocated from the first item
         self.ring = None if ring is None else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step'])))
         self.head = np.zeros(self.n_envs, np.int64) if not initial_state else initial_state['head'].numpy().copy()
+        if ring is not None and getattr(self.source, 'restarted', False): self.ring['pending'][:] = False   # their episodes were abandoned
 
     def get_state(self) -> dict:   # tensors in plain dicts: checkpoints load with weights_only
         ring = None if self.ring is None else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict()))
@@ -288,8 +280,6 @@ def next(self: NStepReturns) -> Step:
     s = next(self.source)
     if self.ring is None: self.ring = self._alloc_ring(s)
     R, e_B, N = self.ring, s.env_id.numpy(), self.n_envs
-    if s.episode_id is not None:   # pending rows of an episode that was abandoned (a resumed collector restarts episodes) can never complete
-        R['pending'][:, e_B] &= R['step'].episode_id[:, e_B] == s.episode_id.numpy()
     slot_B = self.head[e_B]
     tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x.numpy()), R['step'], s._replace(next_obs=None))
     R['ret'][slot_B, e_B] = 0.; R['age'][slot_B, e_B] = 0; R['pending'][slot_B, e_B] = True
@@ -348,12 +338,12 @@ def next(self: RolloutCollector) -> Rollout:
     for t in range(T):
         self('before_act'); a, info = self.agent.act(self.obs); self('after_act')
         a = a.cpu()
+        start_TN[t] = self.ep_len == 0   # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
         e = self._env_step(a.numpy())
         obs.append(self.obs); act.append(a)
         extra.append({k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
         reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
         if e.valid is not None: valid_TN[t] = e.valid
-        start_TN[t] = (e.episode_step == 0) & valid_TN[t]
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
     return Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
                    tree_stack(extra), next_obs=self.obs)

@@ -14,9 +14,9 @@ import torch
 import torch.utils._pytree as _pt
 
 # %% auto #0
-__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack',
-           'tree_to', 'Step', 'Seeder', 'rng_state', 'set_rng_state', 'CheckpointError', 'save_checkpoint',
-           'load_checkpoint']
+__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat',
+           'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder', 'rng_state', 'set_rng_state', 'CheckpointError',
+           'save_checkpoint', 'load_checkpoint']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
@@ -118,7 +118,7 @@ def set_rng_state(gen: torch.Generator | np.random.Generator, state):
     return gen
 
 # %% ../nbs/00_core.ipynb #c7aaf028
-CHECKPOINT_FORMAT = 'rlnb-checkpoint'
+CHECKPOINT_FORMAT, CHECKPOINT_VERSION = 'rlnb-checkpoint', 2
 
 class CheckpointError(RuntimeError):
     "A checkpoint file is missing, truncated, untrusted or not an rlnb checkpoint"
@@ -130,7 +130,7 @@ def save_checkpoint(state: dict, path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
     try:
         with os.fdopen(fd, 'wb') as f:
-            torch.save({'format': CHECKPOINT_FORMAT, 'version': 1, **state}, f)
+            torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, **state}, f)
             f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -152,4 +152,7 @@ def load_checkpoint(path, map_location='cpu') -> dict:
     if not isinstance(state, dict) or state.get('format') != CHECKPOINT_FORMAT:
         raise CheckpointError(f"'{path}' is a torch file but not an rlnb checkpoint (no format tag '{CHECKPOINT_FORMAT}'). "
                               "To load bare weights, use model.load_state_dict(torch.load(path)).")
+    if state.get('version') != CHECKPOINT_VERSION:
+        raise CheckpointError(f"'{path}' was written by another version of rlnb (checkpoint version {state.get('version')}; this rlnb reads version {CHECKPOINT_VERSION}). "
+                              "Use it with the rlnb that wrote it, or start a new run.")
     return state

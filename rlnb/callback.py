@@ -6,9 +6,10 @@ Docs: https://rlnb.github.io/rlnb/callback.html.md"""
 
 # %% ../nbs/02_callback.ipynb #e52226f3
 from __future__ import annotations
-import csv, math, os, re, tempfile, time, warnings
+import csv, math, os, re, sys, tempfile, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
+from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
 from .loop import Loop, CancelFitException
 
@@ -108,26 +109,41 @@ class Recorder(Callback):
 # %% ../nbs/02_callback.ipynb #c0f4a177
 def _fmt(v: float) -> str: return f'{v:.4g}'
 
+def _redraws() -> bool:
+    "Whether output can redraw a bar in place: a notebook, or stdout on a terminal"
+    return IN_NOTEBOOK or sys.stdout.isatty()
+
 class ProgressCallback(Callback):
-    "A progress bar over the batches of `fit`, commented with the latest metrics"
+    "A progress bar over the batches of `fit`, commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
     order = 50
-    def __init__(self, refresh: float = 0.25, leave: bool = True):
-        self.refresh, self.leave = refresh, leave
+    def __init__(self, refresh: float = 0.25, leave: bool = True,
+                 bar: bool | None = None,   # draw a bar (True) or write plain lines (False); None: a bar where output can redraw one
+                 line_secs: float = 30.):   # seconds between plain lines
+        self.refresh, self.leave, self.bar, self.line_secs = refresh, leave, bar, line_secs
 
     def before_fit(self):
-        self.pbar = progress_bar(range(self.learn.n_batches), leave=self.leave)
-        self.pbar.update(0)
-        self._t = time.perf_counter()
+        bar = _redraws() if self.bar is None else self.bar
+        self.pbar = progress_bar(range(self.learn.n_batches), leave=self.leave) if bar else None
+        if self.pbar is not None: self.pbar.update(0)
+        self._t = self._t0 = time.perf_counter()
+
+    def _comment(self) -> str: return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
+
+    def _line(self, now: float):
+        n, total = getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches
+        print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} batches  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
 
     def after_batch(self):
         now = time.perf_counter()
-        if now - self._t >= self.refresh:
-            self.pbar.comment = '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
-            self._t = now
+        if self.pbar is None:
+            if now - self._t >= self.line_secs: self._line(now); self._t = now
+            return
+        if now - self._t >= self.refresh: self.pbar.comment = self._comment(); self._t = now
         self.pbar.update(self.learn.batch_idx + 1)
 
     def finally_fit(self):
-        self.pbar.comment = '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
+        if self.pbar is None: return self._line(time.perf_counter())
+        self.pbar.comment = self._comment()
         self.pbar.on_iter_end()
 
 # %% ../nbs/02_callback.ipynb #de01dc02

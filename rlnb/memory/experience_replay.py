@@ -179,23 +179,32 @@ def _settle(self: UniformSampler):
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #6a4f773e
 class SumTree:
-    "Leaf values in a binary tree of sums: O(log n) updates and prefix-sum searches, vectorised over a batch"
+    "Leaf values under a binary tree of sums cut at level `top`: O(log n) updates and prefix-sum searches, vectorised over a batch"
+    top_level = 12   # the levels above this one are replaced by a running sum over its 4,096 nodes
+
     def __init__(self, capacity: int):
         self.depth = max(0, math.ceil(math.log2(capacity)))
-        self.cap = 1 << self.depth
-        self.tree = np.zeros(2 * self.cap)
+        self.cap, self.top = 1 << self.depth, min(self.depth, self.top_level)
+        self.tree = np.zeros(2 * self.cap)   # node k's children are 2k and 2k+1; leaves from `cap` on; nodes above level `top` unused
+        self.level, self._cum = self.tree[1 << self.top: 2 << self.top], None   # level `top` (a view), and its running sums
+
+    def _prefix(self) -> np.ndarray:
+        "Running sums of level `top`, 0 first: computed once after each update"
+        if self._cum is None: self._cum = np.zeros(len(self.level) + 1); np.cumsum(self.level, out=self._cum[1:])
+        return self._cum
 
     @property
-    def total(self) -> float: return float(self.tree[1])
+    def total(self) -> float: return float(self._prefix()[-1])
     def __getitem__(self, idx): return self.tree[np.asarray(idx) + self.cap]
+    def load(self, nodes: np.ndarray): self.tree[:] = nodes; self._cum = None   # the node values of a saved tree
 
     def update(self, idx, values):
-        "Set the leaves `idx` to `values` and recompute their ancestors"
-        i = np.asarray(idx) + self.cap
+        "Set the leaves `idx` to `values` and recompute their ancestors up to level `top`"
+        i, self._cum = np.asarray(idx) + self.cap, None
         if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
         tree, pairs = self.tree, self.tree.reshape(-1, 2)   # row k of `pairs` is node k's two children
         tree[i] = values
-        for _ in range(self.depth):   # repeated parents are recomputed from their children, so duplicates are harmless
+        for _ in range(self.depth - self.top):   # repeated parents are recomputed from their children, so duplicates are harmless
             i = i >> 1
             kids = pairs.take(i, 0)
             tree[i] = kids[:, 0] + kids[:, 1]
@@ -203,13 +212,15 @@ class SumTree:
     def _update_one(self, i: int, value):
         "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
         t = self.tree; t[i] = value
-        for _ in range(self.depth):
+        for _ in range(self.depth - self.top):
             i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
 
     def find(self, v) -> np.ndarray:
         "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
-        v, i = np.array(v, dtype=np.float64), np.ones(len(v), np.int64)
-        for _ in range(self.depth):   # in place, five numpy calls a level
+        cum, v = self._prefix(), np.array(v, dtype=np.float64)
+        j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)   # the level-`top` node whose span holds v
+        v -= cum[j]; i = j + (1 << self.top)
+        for _ in range(self.depth - self.top):   # then down its subtree, in place, five numpy calls a level
             i <<= 1
             left = self.tree.take(i)
             right = v >= left
@@ -261,7 +272,7 @@ def state_dict(self: PrioritizedSampler) -> dict:
 
 @patch
 def load_state_dict(self: PrioritizedSampler, state: dict):
-    set_rng_state(self.rng, state['rng']); self.tree.tree[:] = state['tree'].numpy()
+    set_rng_state(self.rng, state['rng']); self.tree.load(state['tree'].numpy())
     self.max_priority, self.n_sampled = state['max_priority'], state['n_sampled']
     return self
 

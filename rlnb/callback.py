@@ -116,7 +116,8 @@ def _redraws() -> bool:
 class ProgressCallback(Callback):
     "A progress bar over the batches of `fit`, commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
     order = 50
-    def __init__(self, refresh: float = 0.25, leave: bool = True,
+    def __init__(self, refresh: float = 0.25,     # seconds between updates of the bar's metrics
+                 leave: bool = True,          # keep the finished bar on screen
                  bar: bool | None = None,   # draw a bar (True) or write plain lines (False); None: a bar where output can redraw one
                  line_secs: float = 30.):   # seconds between plain lines
         self.refresh, self.leave, self.bar, self.line_secs = refresh, leave, bar, line_secs

@@ -187,6 +187,7 @@ def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
         if len(idx): self._finish(idx)
     return out
 
+# %% ../../nbs/05_data.gym.ipynb #c340f58d
 @patch
 def _finish(self: Collector, idx: np.ndarray):
     "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"

@@ -215,17 +215,19 @@ class SumTree:
         for _ in range(self.depth - self.top):
             i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
 
-    def find(self, v) -> np.ndarray:
-        "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
-        cum, v = self._prefix(), np.array(v, dtype=np.float64)
-        j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)   # the level-`top` node whose span holds v
-        v -= cum[j]; i = j + (1 << self.top)
-        for _ in range(self.depth - self.top):   # then down its subtree, in place, five numpy calls a level
-            i <<= 1
-            left = self.tree.take(i)
-            right = v >= left
-            np.subtract(v, left, out=v, where=right); i += right
-        return i - self.cap
+# %% ../../nbs/06_memory.experience_replay.ipynb #f361296a
+@patch
+def find(self: SumTree, v) -> np.ndarray:
+    "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
+    cum, v = self._prefix(), np.array(v, dtype=np.float64)
+    j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)   # the level-`top` node whose span holds v
+    v -= cum[j]; i = j + (1 << self.top)
+    for _ in range(self.depth - self.top):   # then down its subtree, in place, five numpy calls a level
+        i <<= 1
+        left = self.tree.take(i)
+        right = v >= left
+        np.subtract(v, left, out=v, where=right); i += right
+    return i - self.cap
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #91db5a64
 class PrioritizedSampler:

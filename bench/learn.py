@@ -24,7 +24,7 @@ def run_one(algo, env, seed, overrides):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--algos', default='dqn_notarget,dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
+    ap.add_argument('--algos', default='dqn_notarget,dqn,prioritized_dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
     ap.add_argument('--env', default='CartPole-v1')
     ap.add_argument('--seeds', type=int, default=10)
     ap.add_argument('--workers', type=int, default=2)

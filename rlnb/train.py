@@ -18,7 +18,7 @@ from .core import load_checkpoint, CheckpointError
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, evaluate, record_video, EnvError
 from .learner import Learner, LinearData
-from .agents.dqn.core import DQNConfig, OffPolicySchedule, dqn_learner, train
+from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
 from .agents.dqn.targets import HardUpdate, target_dqn_learner
 from .agents.dqn.double import double_dqn_learner
 from .agents.dqn.dueling import dueling_dqn_learner
@@ -71,6 +71,7 @@ class Preset:
             known.append('target_every')
             if 'target_every' in over: kw['update'] = HardUpdate(over.pop('target_every'))
             if 'schedule' in over: over['schedule'] = OffPolicySchedule(*over['schedule'])
+            if isinstance(over.get('prioritized'), dict): over['prioritized'] = PrioritizedReplay(**over['prioritized'])
         if 'hidden' in over: over['hidden'] = tuple(over['hidden'])
         unknown = set(over) - set(known)
         if unknown: raise ValueError(f"Unknown hyperparameters {sorted(unknown)} for {self.algo}; known: {', '.join(known)}.")
@@ -86,6 +87,8 @@ _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_00
 PRESETS = {p.algo: p for p in [
     Preset('dqn_notarget', 'CartPole-v1', dqn_learner, replace(_CARTPOLE, loss='mse', lr=2e-3), summary='DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', target_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'DQN with a hard-synced target network (Mnih et al. 2015)'),
+    Preset('prioritized_dqn', 'CartPole-v1', target_dqn_learner, replace(_CARTPOLE, prioritized=PrioritizedReplay()), dict(update=HardUpdate(250)),
+           'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
     Preset('double_dqn', 'CartPole-v1', double_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', dueling_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', c51_learner, _CARTPOLE, dict(update=HardUpdate(250), v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
@@ -273,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(_train_cmd(args)))
         elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video)))
         elif args.command == 'presets':
-            for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<14} {pr.env:<14} {pr.summary}')
+            for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr)
         return 2

@@ -18,11 +18,12 @@ from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
 from ...data.gym import make_envs, TransitionCollector, NStepReturns, EpisodeLogger, EvalCallback, find_collector
-from ...memory.experience_replay import ExperienceReplay, ReplayBatch
+from ...memory.experience_replay import ExperienceReplay, ReplayBatch, PrioritizedSampler
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'clip_grad_norm', 'GradClipCallback',
-           'OffPolicySchedule', 'DQNConfig', 'FusedAdam', 'adam', 'dqn_learner', 'StopWhenSolvedCallback', 'train']
+           'OffPolicySchedule', 'PrioritizedReplay', 'PriorityCallback', 'DQNConfig', 'FusedAdam', 'adam',
+           'dqn_learner', 'StopWhenSolvedCallback', 'train']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
 def flatten_obs(obs) -> torch.Tensor:
@@ -111,6 +112,23 @@ class OffPolicySchedule:
         "Gradient steps in a run of `total_env_steps`: its whole rounds"
         return max(0, (total_env_steps - self.learning_starts) // self.train_every * self.updates)
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #bf69dfd2
+@dataclass
+class PrioritizedReplay:
+    "Proportional prioritized replay for `DQNConfig.prioritized` (Schaul et al. 2016)"
+    alpha: float = 0.6   # priority exponent: 0 is uniform
+    beta: float = 0.4    # initial importance-weight exponent, annealed linearly to 1 over the run's batches
+    eps: float = 1e-6    # added to |TD error|, so no transition stops being drawn
+
+    def sampler(self, n_batches: int, seed: int) -> PrioritizedSampler:
+        "A `PrioritizedSampler` whose β reaches 1 at batch `n_batches`"
+        return PrioritizedSampler(self.alpha, LinearSchedule(self.beta, 1., max(1, n_batches)), self.eps, seed=seed)
+
+class PriorityCallback(Callback):
+    "After each update, set the priorities of the batch's slots in `sampler` to the loss's TD errors (`loss_func.td`)"
+    def __init__(self, sampler: PrioritizedSampler): self.sampler = sampler
+    def after_step(self): self.sampler.update_priorities(self.learn.batch.index, self.learn.loss_func.td)
+
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
 @dataclass
 class DQNConfig:
@@ -122,6 +140,7 @@ class DQNConfig:
     buffer: int = 100_000         # replay capacity
     gamma: float = 0.99           # discount
     n_step: int = 1               # n-step returns (1: plain one-step TD targets)
+    prioritized: PrioritizedReplay | None = None   # prioritized replay's hyperparameters (None: uniform replay)
     schedule: OffPolicySchedule = field(default_factory=lambda: OffPolicySchedule(1000, 256, 128))
     eps_start: float = 1.0        # initial exploration rate
     eps_end: float = 0.04         # final exploration rate
@@ -221,12 +240,14 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     agent = Agent(net, sel, space)
     col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
-    rb = ExperienceReplay(src, cfg.buffer, cfg.bs, learning_starts=cfg.schedule.learning_starts,
+    sampler = cfg.prioritized.sampler(cfg.n_batches(), seeds[3].int()) if cfg.prioritized else None
+    rb = ExperienceReplay(src, cfg.buffer, cfg.bs, sampler=sampler, learning_starts=cfg.schedule.learning_starts,
                           train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int())
     eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
     ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), EpisodeLogger(), ev, *(make_cbs(net, loss, cfg) if make_cbs else []), *cbs]
     if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))
+    if sampler is not None: callbacks.append(PriorityCallback(sampler))
     if cfg.stop_when_solved: callbacks.append(StopWhenSolvedCallback())
     if progress: callbacks.append(ProgressCallback())
     learn = Learner(net, tn.Loader(rb), loss, opt_func=adam, lr=cfg.lr, cbs=callbacks, get_x=lambda b: b.step.obs, get_y=lambda b: b)

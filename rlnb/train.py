@@ -7,7 +7,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
 import argparse, csv, difflib, json, sys, time, warnings
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 import torch
@@ -120,6 +120,7 @@ def _reward_threshold(env: str) -> float | None:
 def _config_json(p: Preset, learn: Learner, seed: int, over: dict) -> dict:
     cfg = {f.name: getattr(learn.cfg, f.name) for f in fields(learn.cfg)}
     if 'schedule' in cfg: cfg['schedule'] = [cfg['schedule'].learning_starts, cfg['schedule'].train_every, cfg['schedule'].updates]
+    if cfg.get('prioritized') is not None: cfg['prioritized'] = asdict(cfg['prioritized'])   # the forms `Preset.learner` takes back
     return dict(algo=p.algo, env=p.env, seed=seed, overrides=over, hyperparameters=cfg, rlnb=rlnb.__version__)
 
 def _plot_curve(metrics, path, threshold=None):

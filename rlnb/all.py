@@ -22,6 +22,7 @@ from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
+from .runs import *
 from .train import *
 
 # %% ../nbs/99_all.ipynb #6b435674

@@ -156,11 +156,15 @@ class CSVLogger(Callback):
 
     def before_fit(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(self.path, 'w', newline='')
-        self._w, self._n = csv.writer(self._f), 0
-        self._w.writerow(['step', 'metric', 'value'])
         rows = sorted((s, k, v) for k, (ss, vs) in self.learn.metrics.series.items() for s, v in zip(ss, vs))
-        self._w.writerows(rows)
+        fd, tmp = tempfile.mkstemp(prefix=f'.{self.path.name}.', suffix='.tmp', dir=self.path.parent)
+        try:   # the history replaces the file whole or not at all: a kill now leaves the old file or the new one, never half of either
+            with os.fdopen(fd, 'w', newline='') as f:
+                csv.writer(f).writerows([['step', 'metric', 'value'], *rows]); f.flush(); os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException: Path(tmp).unlink(missing_ok=True); raise
+        self._f = open(self.path, 'a', newline='')
+        self._w, self._n = csv.writer(self._f), 0
         self.learn.metrics.sinks.append(self._write)
 
     def _write(self, name, value, step):
@@ -201,13 +205,15 @@ def checkpoints(dir) -> list:
     return sorted(Path(dir).glob('ckpt_*.pt'))
 
 class CheckpointCallback(Callback):
-    "Save the loop every `every` batches into `dir`, keeping the last `keep` files; also at the end of fit"
+    "Save the loop into `dir` every `every` batches (or units of `step(learn)`, e.g. env steps), keeping the last `keep` files; also at the end of fit"
     order = 90
-    def __init__(self, dir='checkpoints', every: int = 1000, keep: int = 3, at_end: bool = True):
+    def __init__(self, dir='checkpoints', every: int = 1000, keep: int = 3, at_end: bool = True,
+                 step=None):   # `step(learn) -> int`: schedule saves by this count (e.g. env steps) instead of by batches
         if keep < 1: raise ValueError(f'keep must be >= 1, got {keep}')
-        self.dir, self.keep, self.at_end = Path(dir), keep, at_end
-        self.every = {'after_batch': every}
-        self.saved = None
+        if not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
+        self.dir, self.keep, self.at_end, self.step, self.period = Path(dir), keep, at_end, step, every
+        if step is None: self.every = {'after_batch': every}
+        self.next, self.saved = every, None   # with `step`: the count at which the next save is due
 
     def save(self) -> Path:
         "Save now, then delete all but the newest `keep` checkpoints"
@@ -216,10 +222,17 @@ class CheckpointCallback(Callback):
         self.saved = p
         return p
 
-    def after_batch(self): self.save()
+    def after_batch(self):
+        if self.step is None: return self.save()
+        n = self.step(self.learn)
+        if n >= self.next: self.next = (n // self.period + 1) * self.period; self.save()
+
     def after_fit(self):
-        if not self.at_end or getattr(self.learn, 'interrupted', False): return   # mid-batch state: keep the last consistent file
+        if not self.at_end or getattr(self.learn, 'mid_batch', False): return   # stopped inside a batch: keep the last whole state
         if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
+
+    def state_dict(self) -> dict: return super().state_dict() | {'next': self.next}
+    def load_state_dict(self, state: dict): super().load_state_dict(state); self.next = state.get('next', self.period); return self
 
 # %% ../nbs/02_callback.ipynb #6219fafb
 class StopWhenCallback(Callback):

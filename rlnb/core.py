@@ -6,7 +6,8 @@ Docs: https://rlnb.github.io/rlnb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #8cb276f6
 from __future__ import annotations
-import os, tempfile
+import io, math, os, random, re, tempfile
+from importlib.metadata import version as _pkg_version, PackageNotFoundError
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
@@ -14,9 +15,11 @@ import torch
 import torch.utils._pytree as _pt
 
 # %% auto #0
-__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat',
-           'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder', 'rng_state', 'set_rng_state', 'CheckpointError',
-           'save_checkpoint', 'load_checkpoint']
+__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_INT', 'NON_NEGATIVE_INT', 'UNIT', 'LEARNING_RATE',
+           'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE', 'LAYERS', 'tree_map',
+           'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder',
+           'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state', 'set_global_rng_state',
+           'CheckpointError', 'package_versions', 'save_checkpoint', 'load_checkpoint', 'one_of', 'check_fields']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
@@ -117,21 +120,57 @@ def set_rng_state(gen: torch.Generator | np.random.Generator, state):
     else: gen.bit_generator.state = state
     return gen
 
+# %% ../nbs/00_core.ipynb #afe14f7b
+def seed_everything(seed: int):
+    "Seed Python's, numpy's and torch's global generators (CUDA's too) from `seed`"
+    random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+
+def global_rng_state() -> dict:
+    "The state of the global generators (torch, numpy, Python; CUDA's where present) as tensors and plain data"
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    st = dict(torch=torch.get_rng_state(), numpy=dict(kind=kind, keys=torch.from_numpy(keys.astype(np.int64)), pos=pos, has_gauss=has_gauss, cached=cached),
+              python=random.getstate())
+    if torch.cuda.is_available(): st['cuda'] = torch.cuda.get_rng_state_all()
+    return st
+
+def set_global_rng_state(st: dict):
+    "Restore the global generators from `global_rng_state()` (keys it lacks are left alone)"
+    if 'torch' in st: torch.set_rng_state(st['torch'])
+    if 'numpy' in st:
+        n = st['numpy']; np.random.set_state((n['kind'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['cached']))
+    if 'python' in st: random.setstate(_tuples(st['python']))
+    if 'cuda' in st and torch.cuda.is_available(): torch.cuda.set_rng_state_all(st['cuda'])
+
+def _tuples(x):
+    "Lists back to tuples, as `random.setstate` wants them (a checkpoint may hand tuples back as lists)"
+    return tuple(_tuples(v) for v in x) if isinstance(x, (list, tuple)) else x
+
 # %% ../nbs/00_core.ipynb #c7aaf028
 CHECKPOINT_FORMAT, CHECKPOINT_VERSION = 'rlnb-checkpoint', 2
+_TMP_RE = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')   # what `save_checkpoint`'s `mkstemp` names look like
 
 class CheckpointError(RuntimeError):
     "A checkpoint file is missing, truncated, untrusted or not an rlnb checkpoint"
 
+def package_versions() -> dict:
+    "The versions of rlnb, torch, gymnasium and numpy installed here (None for one that is not)"
+    def v(name):
+        try: return _pkg_version(name)
+        except PackageNotFoundError: return None
+    return {k: v(k) for k in ('rlnb', 'torch', 'gymnasium', 'numpy')}
+
 def save_checkpoint(state: dict, path) -> Path:
-    "Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint"
+    "Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint with the versions that wrote it"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for old in path.parent.glob('.*.tmp'):   # left by a save that was killed: never a valid file, and often large
+        if _TMP_RE.match(old.name): old.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
     try:
+        buf = io.BytesIO()   # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
+        torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state}, buf)
         with os.fdopen(fd, 'wb') as f:
-            torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, **state}, f)
-            f.flush(); os.fsync(f.fileno())
+            f.write(buf.getbuffer()); f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
@@ -152,7 +191,34 @@ def load_checkpoint(path, map_location='cpu') -> dict:
     if not isinstance(state, dict) or state.get('format') != CHECKPOINT_FORMAT:
         raise CheckpointError(f"'{path}' is a torch file but not an rlnb checkpoint (no format tag '{CHECKPOINT_FORMAT}'). "
                               "To load bare weights, use model.load_state_dict(torch.load(path)).")
-    if state.get('version') != CHECKPOINT_VERSION:
-        raise CheckpointError(f"'{path}' was written by another version of rlnb (checkpoint version {state.get('version')}; this rlnb reads version {CHECKPOINT_VERSION}). "
-                              "Use it with the rlnb that wrote it, or start a new run.")
+    v = state.get('version')
+    if v != CHECKPOINT_VERSION:
+        by = (state.get('versions') or {}).get('rlnb')
+        fix = ('install the newer rlnb that wrote it (pip install -U rlnb)' if isinstance(v, int) and v > CHECKPOINT_VERSION
+               else 'use it with the rlnb that wrote it, or start a new run')
+        raise CheckpointError(f"'{path}' has checkpoint version {v}{f' (written by rlnb {by})' if by else ''}; this rlnb reads version {CHECKPOINT_VERSION}: {fix}.")
     return state
+
+# %% ../nbs/00_core.ipynb #2f3daeeb
+def _num(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+POSITIVE_INT = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, 'a positive integer')
+NON_NEGATIVE_INT = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, 'an integer >= 0')
+UNIT = (lambda v: _num(v) and 0 <= v <= 1, 'a number in [0, 1]')
+LEARNING_RATE = (lambda v: _num(v) and 0 < v <= 1, 'a number in (0, 1]')
+POSITIVE = (lambda v: _num(v) and v > 0, 'a finite number > 0')
+NON_NEGATIVE = (lambda v: _num(v) and v >= 0, 'a finite number >= 0')
+POSITIVE_OR_NONE = (lambda v: v is None or (_num(v) and v > 0), 'None or a finite number > 0')
+FINITE_OR_NONE = (lambda v: v is None or _num(v), 'None or a finite number')
+FINITE = (_num, 'a finite number')
+LAYERS = (lambda v: isinstance(v, (tuple, list)) and len(v) > 0 and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
+          'a non-empty tuple of positive integers')
+def one_of(*choices) -> tuple: return (lambda v: v in choices, ' or '.join(map(repr, choices)))
+
+def check_fields(obj, **rules):
+    "Raise a `ValueError` naming the field, its value and the allowed range for the first field of `obj` that breaks its rule `(ok, allowed)`"
+    for name, (ok, allowed) in rules.items():
+        v = getattr(obj, name)
+        try: good = bool(ok(v))
+        except (TypeError, ValueError): good = False
+        if not good: raise ValueError(f"{type(obj).__name__}.{name} = {v!r} is out of range: it must be {allowed}.")

@@ -6,20 +6,21 @@ Docs: https://rlnb.github.io/rlnb/learner.html.md"""
 
 # %% ../nbs/03_learner.ipynb #d4cdd9b1
 from __future__ import annotations
-import math, warnings
+import math, signal, threading, warnings
 from collections.abc import Iterable
+from contextlib import contextmanager
 from pathlib import Path
 from fastcore.basics import patch
 from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Seeder, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state
+from .core import Seeder, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
 from .loop import Loop, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
 from .callback import Metrics
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner', 'source_loops']
+__all__ = ['LinearData', 'Learner', 'source_loops', 'stop_on_sigint']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -64,7 +65,7 @@ class Learner(Loop):
         self.get_y = get_y or (lambda b: b[1] if isinstance(b, (tuple, list)) else b)
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
-        self.stop_reason, self.interrupted = None, False
+        self.stop_reason, self.interrupted, self.mid_batch, self.stop_request = None, False, False, None
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         super().__init__(cbs, inner=source_loops(data) + list(inner))
 
@@ -85,10 +86,11 @@ def fit(self: Learner, n_batches: int):
     "Run `n_batches` batches of training"
     if isinstance(n_batches, bool) or not isinstance(n_batches, int) or n_batches < 0:
         raise ValueError(f"fit(n_batches) takes a non-negative integer number of batches, got {n_batches!r}.")
-    self.n_batches, self.stop_reason, self.interrupted = n_batches, None, False
+    self.n_batches, self.stop_reason, self.interrupted, self.mid_batch = n_batches, None, False, False
     self.model.train()
-    self._with_events('fit', self._fit, CancelFitException)
-    if self.interrupted: raise KeyboardInterrupt(f'fit interrupted at batch {self.batch_idx} (opt_step {self.opt_step})')
+    try: self._with_events('fit', self._fit, CancelFitException)
+    finally: self.stop_request = None
+    if self.interrupted: raise KeyboardInterrupt(f'fit interrupted {"in" if self.mid_batch else "after"} batch {self.batch_idx} (opt_step {self.opt_step})')
     return self
 
 @patch
@@ -97,9 +99,17 @@ def _fit(self: Learner):
         for self.batch_idx in range(self.n_batches):
             self.batch = self._next_batch()
             self._with_events('batch', self._do_batch, CancelBatchException)
+            if self.stop_request is not None:   # asked between batches: the state is whole, as after any batch
+                self.stop_reason, self.interrupted = self.stop_request, True
+                raise CancelFitException()
     except KeyboardInterrupt:
-        self.interrupted = True
+        self.interrupted = self.mid_batch = True
         raise CancelFitException() from None
+
+@patch
+def request_stop(self: Learner, reason: str = 'interrupted'):
+    "Ask the running `fit` to stop after the current batch; `fit` then raises `KeyboardInterrupt`, with the state whole (`mid_batch` False)"
+    self.stop_request = reason
 
 # %% ../nbs/03_learner.ipynb #792d40f5
 @patch
@@ -155,8 +165,7 @@ def save(self: Learner, path) -> Path:
     state = dict(model=self.model.state_dict(), opt=self.opt.state_dict(),
                  learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
                  callbacks={n: cb.state_dict() for n, cb in zip(self._cb_names(), self.cbs) if hasattr(cb, 'state_dict')},
-                 data=_data_state(self.data), rng=dict(torch=torch.get_rng_state()), meta=dict(self.meta))
-    if torch.cuda.is_available(): state['rng']['cuda'] = torch.cuda.get_rng_state_all()
+                 data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
     return save_checkpoint(state, path)
 
 # %% ../nbs/03_learner.ipynb #585a3ff3
@@ -175,6 +184,9 @@ def _check_fits(self: Learner, state: dict, path):
 def load(self: Learner, path, map_location='cpu'):
     "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
     state = load_checkpoint(path, map_location=map_location)
+    missing = [k for k in ('model', 'opt', 'learner', 'metrics', 'callbacks', 'rng') if k not in state]
+    if missing: raise CheckpointError(f"'{path}' is an rlnb checkpoint but not a learner's (it has no {', '.join(missing)}): "
+                                      "load it with what wrote it (a replay buffer's file with `ExperienceReplay.load`).")
     theirs = state.get('meta', {})
     clash = {k: (theirs[k], v) for k, v in self.meta.items() if k in theirs and theirs[k] != v}
     if clash: raise CheckpointError(f"'{path}' was saved by a different run: " + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items()) + '. Load it with a matching learner.')
@@ -188,10 +200,45 @@ def load(self: Learner, path, map_location='cpu'):
         if n in saved: cb.load_state_dict(saved[n])
         elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
     for n in saved.keys() - set(names): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+    self._data_state = state['data']
     if state['data'] is not None:
         if hasattr(self.data, 'load_state_dict'): self.data.load_state_dict(state['data'])
         elif isinstance(self.data, tn.BaseNode): self.data.reset(state['data'])
-    torch.set_rng_state(state['rng']['torch'])
-    if 'cuda' in state['rng'] and torch.cuda.is_available(): torch.cuda.set_rng_state_all(state['rng']['cuda'])
+    set_global_rng_state(state['rng'])
     self._it = None
+    return self
+
+# %% ../nbs/03_learner.ipynb #fda8cdfd
+@contextmanager
+def stop_on_sigint(learn: Learner):
+    "Within: the first SIGINT calls `learn.request_stop()`, a second raises `KeyboardInterrupt` at once (main thread only)"
+    if threading.current_thread() is not threading.main_thread(): yield learn; return
+    def handler(sig, frame):
+        if learn.stop_request is None: learn.request_stop('interrupted'); return
+        signal.signal(signal.SIGINT, prev)
+        raise KeyboardInterrupt('second Ctrl-C: aborted at once')
+    prev = signal.signal(signal.SIGINT, handler)
+    try: yield learn
+    finally: signal.signal(signal.SIGINT, prev)
+
+# %% ../nbs/03_learner.ipynb #f2035aaf
+@patch
+def close(self: Learner):
+    "Close the loops along the data pipeline and the callbacks that can be closed (env workers, writers); safe to call twice"
+    for x in [*self.loops()[1:], *self.cbs]:
+        if callable(getattr(type(x), 'close', None)): x.close()   # the class's: a callback's unknown attributes are its loop's
+
+@patch
+def __enter__(self: Learner): return self
+
+@patch
+def __exit__(self: Learner, *exc): self.close()
+
+@patch
+def restore_data(self: Learner):
+    "Restore the data pipeline's nodes to the state `load` read, now rather than at the next batch, without drawing an item"
+    st = getattr(self, '_data_state', None)
+    if st is None: return self
+    if isinstance(self.data, tn.Loader): self.data.root.reset(st['root'])   # not `iter`: a Loader looks one item ahead
+    elif isinstance(self.data, tn.BaseNode): self.data.reset(st)
     return self

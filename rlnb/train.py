@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, csv, difflib, json, sys, time, warnings
+import argparse, csv, difflib, errno, json, math, sys, time, warnings
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -14,10 +14,11 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import load_checkpoint, CheckpointError
+from .core import load_checkpoint, CheckpointError, seed_everything
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, evaluate, record_video, EnvError
-from .learner import Learner, LinearData
+from .learner import Learner, LinearData, stop_on_sigint
+from .runs import prepare_out, newest_checkpoint, check_device, check_env_id, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
 from .agents.dqn.targets import HardUpdate, target_dqn_learner
 from .agents.dqn.double import double_dqn_learner
@@ -33,6 +34,8 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'BestCheckp
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
     "Fit the linear-regression demo; write `metrics.csv` and `loss.png` into `out`; return a summary dict"
+    if not isinstance(batches, int) or batches < 1: raise ValueError(f'--batches must be at least 1, got {batches}.')
+    if not (math.isfinite(lr) and 0 < lr <= 1): raise ValueError(f'--lr must be a number in (0, 1], got {lr}.')
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     cbs = [Recorder(), CSVLogger(out/'metrics.csv')] + ([ProgressCallback()] if progress else [])
@@ -154,10 +157,12 @@ class BestCheckpointCallback(Callback):
         super().load_state_dict(state); self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
 
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
-    "Train `learn` to its config's step budget, then evaluate and write the run's files"
+    "Train `learn` to its config's step budget (Ctrl-C: a checkpoint, then `RunInterrupted`), then evaluate and write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
     t0 = time.perf_counter()
-    train(learn)
+    with stop_on_sigint(learn):
+        try: train(learn)
+        except KeyboardInterrupt: raise RunInterrupted(out, col.env_step, saved=not learn.mid_batch) from None
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
     with open(out/'metrics.csv', 'a', newline='') as f:   # the logger closed with fit; the final evaluation belongs in the file too
@@ -174,55 +179,89 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     return summary
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
-    learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000), CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3),
+    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt"
+    learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000),
+                   CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3, step=lambda l: l.collector.env_step),
                    BestCheckpointCallback(out/'best.pt')])
     return learn
 
 # %% ../nbs/20_train.ipynb #1c5aac13
 def train_run(algo: str = 'dqn', env: str | None = None, steps: int | None = None, seed: int = 0, n_envs: int | None = None,
-              out=None, device: str = 'cpu', video: bool = False, progress: bool = True, ckpt_every: int = 2_000, cbs=()) -> dict:
+              out=None, device: str = 'cpu', video: bool = False, progress: bool = True, ckpt_every: int = 5_000, cbs=(),
+              overwrite: bool = False) -> dict:   # `overwrite`: move a run already in `out` aside (to `out.old-N`) instead of refusing
     "Train preset `algo` on `env`; write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if seed < 0: raise ValueError(f'--seed must be a non-negative integer, got {seed}.')
+    if env is not None: check_env_id(env)
+    check_device(device)
     p = get_preset(algo, env)
     over = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' else device).items() if v is not None}
-    out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}'); out.mkdir(parents=True, exist_ok=True)
-    learn = p.learner(seed, progress, cbs, **over)
-    learn.meta = dict(algo=p.algo, env=p.env, seed=seed, overrides=over)
-    (out/'config.json').write_text(json.dumps(_config_json(p, learn, seed, over), indent=1))
-    return _run(_with_files(learn, out, ckpt_every), out, seed, video)
+    out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
+    moved = prepare_out(out, overwrite)
+    if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
+    seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
+    with p.learner(seed, progress, cbs, **over) as learn:
+        learn.meta = dict(algo=p.algo, env=p.env, seed=seed, overrides=over)
+        (out/'config.json').write_text(json.dumps(_config_json(p, learn, seed, over), indent=1))
+        return _run(_with_files(learn, out, ckpt_every), out, seed, video)
 
-def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: bool = False, ckpt_every: int = 2_000) -> dict:
-    "Continue the run in `run_dir` from its newest checkpoint (to `steps` env steps in all, if given)"
+# %% ../nbs/20_train.ipynb #fcfff264
+def _refuse_changes(run_dir: Path, meta: dict, **asked):
+    "A `ValueError` if a flag given with --resume would change the run (repeating the run's own value is fine)"
+    o = meta['overrides']
+    saved = dict(seed=meta['seed'], n_envs=o.get('n_envs', get_preset(meta['algo'], meta['env']).cfg.n_envs), device=o.get('device', 'cpu'))
+    for k, v in asked.items():
+        if v is not None and v != saved[k]:
+            raise ValueError(f"--{k.replace('_', '-')} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
+
+def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: bool = False, ckpt_every: int = 5_000,
+               env: str | None = None, seed: int | None = None, n_envs: int | None = None, device: str | None = None) -> dict:
+    "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given); the flags may only repeat the run's"
     run_dir = Path(run_dir)
-    if not run_dir.is_dir(): raise FileNotFoundError(f"No run directory '{run_dir}': give the --out directory of an earlier `rlnb train`.")
-    ck = checkpoints(run_dir/'checkpoints')
-    if not ck: raise FileNotFoundError(f"'{run_dir}' has no checkpoints to resume from (looked in {run_dir/'checkpoints'}).")
-    meta = load_checkpoint(ck[-1])['meta']
+    ck, state, skipped = newest_checkpoint(run_dir)
+    for p, why in skipped: print(f"rlnb train: skipped {p.name}, which does not load ({why}); resuming from {ck.name}", file=sys.stderr)
+    meta = state.get('meta') or {}
+    if 'algo' not in meta: raise CheckpointError(f"'{ck}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
+    if env is not None and env != meta['env']:
+        raise ValueError(f"--resume continues the run in '{run_dir}' on its own environment, {meta['env']}; drop --env {env} (or start a new run without --resume).")
+    check_env_id(meta['env'], trusted=env == meta['env'])
+    _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device)
     over = dict(meta['overrides']) | ({'total_steps': steps} if steps is not None else {})
-    p = get_preset(meta['algo'], meta['env'])
-    learn = p.learner(meta['seed'], progress, **over)
-    learn.meta = dict(meta, overrides=over)
-    learn.meta['overrides'] = meta['overrides']            # identity as saved; the new step budget is not part of it
-    _with_files(learn, run_dir, ckpt_every).load(ck[-1])   # the file callbacks first, so their state is restored too
-    learn.cfg = replace(learn.cfg, total_steps=over.get('total_steps', learn.cfg.total_steps))
-    return _run(learn, run_dir, meta['seed'], video)
+    with get_preset(meta['algo'], meta['env']).learner(meta['seed'], progress, **over) as learn:
+        learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
+        _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
+        if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
+            summary = _read_summary(run_dir)
+            if summary is not None:
+                print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {learn.cfg.total_steps:,}); "
+                      f"pass --steps above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)
+                return summary
+            learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
+        return _run(learn, run_dir, meta['seed'], video)
+
+def _read_summary(run_dir: Path) -> dict | None:
+    try: return json.loads((run_dir/'summary.json').read_text())
+    except (OSError, ValueError): return None
 
 # %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000) -> dict:
+def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, env: str | None = None) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
     meta = load_checkpoint(path).get('meta') or {}
     if 'algo' not in meta: raise CheckpointError(f"'{path}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
-    learn = get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides'])
-    learn.meta = meta
-    with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
-        warnings.filterwarnings('ignore', message='.*has state for callback')
-        learn.load(path)
-    res = evaluate(make_envs(meta['env'], min(10, episodes)), learn.evaluator.eval_agent, episodes, seed=seed)
-    out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-    if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]
-    return out
+    if env is not None and env != meta['env']: raise ValueError(f"'{path}' was trained on {meta['env']}; drop --env {env} (it only confirms an id that names a module).")
+    check_env_id(meta['env'], trusted=env == meta['env'])
+    with get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides']) as learn:
+        learn.meta = meta
+        with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
+            warnings.filterwarnings('ignore', message='.*has state for callback')
+            learn.load(path)
+        envs = make_envs(meta['env'], min(10, episodes))
+        try: res = evaluate(envs, learn.evaluator.eval_agent, episodes, seed=seed)
+        finally: envs.close()
+        out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
+        if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]
+        return out
 
 # %% ../nbs/20_train.ipynb #7149946c
 def parser() -> argparse.ArgumentParser:
@@ -238,19 +277,21 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     t = sub.add_parser('train', help='train a preset agent and write a run directory')
     t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}")
-    t.add_argument('--env', help="environment id (default: the preset's, CartPole-v1)")
+    t.add_argument('--env', help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
-    t.add_argument('--seed', type=int, default=0, help='seed (default 0)')
+    t.add_argument('--seed', type=int, help='seed (default 0)')
     t.add_argument('--n-envs', type=int, help='envs collecting side by side (default: the preset\'s)')
-    t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED)')
-    t.add_argument('--device', default='cpu', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
+    t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
+    t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
+    t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
     t.add_argument('--video', action='store_true', help='record a video of the final agent (needs rlnb[video])')
-    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint')
+    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C writes one and says how)')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
     e.add_argument('checkpoint', help='a checkpoint file written by rlnb train')
     e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
     e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
+    e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
@@ -258,27 +299,40 @@ def parser() -> argparse.ArgumentParser:
 def _train_cmd(args) -> dict:
     if args.resume:
         if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")
-        if args.env: raise ValueError(f"--resume continues the run in {args.resume!r} on its own environment; drop --env {args.env} (or start a new run without --resume).")
-        return resume_run(args.resume, args.steps, args.progress, args.video)
+        if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
+            raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
+        if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
+        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device)
     if not args.algo: raise ValueError(f"Name an algorithm to train: {', '.join(PRESETS)}.")
-    return train_run(args.algo, args.env, args.steps, args.seed, args.n_envs, args.out, args.device, args.video, args.progress)
+    return train_run(args.algo, args.env, args.steps, 0 if args.seed is None else args.seed, args.n_envs, args.out, args.device or 'cpu',
+                     args.video, args.progress, overwrite=args.overwrite)
+
+def _os_error(err: OSError, command: str) -> str:
+    "One line for a failed write or read: what, where, and what to do"
+    where = f" ('{err.filename}')" if err.filename else ''
+    if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free space, then resume with rlnb train --resume."
+    return f"{err.strerror or err}{where}"
 
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2"
+    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130"
     p = parser()
     args = p.parse_args(argv)
     if args.command is None: p.print_help(); return 0
     try:
-        if args.command == 'demo':
-            if args.batches < 1: p.error('--batches must be at least 1')
-            print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
+        if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
         elif args.command == 'train':
-            if args.device == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
+            if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
             print(json.dumps(_train_cmd(args)))
-        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video)))
+        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env)))
         elif args.command == 'presets':
             for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
+    except RunInterrupted as err:
+        print(f'rlnb {args.command}: {err}', file=sys.stderr); return 130
+    except KeyboardInterrupt:
+        print(f'rlnb {args.command}: aborted by Ctrl-C', file=sys.stderr); return 130
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, ImportError) as err:
-        print(f'rlnb {args.command}: error: {err}', file=sys.stderr)
-        return 2
+        print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
+    except OSError as err:
+        print(f'rlnb {args.command}: error: {_os_error(err, args.command)}', file=sys.stderr); return 2
     return 0

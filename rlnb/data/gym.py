@@ -409,6 +409,17 @@ class EvalCallback(Callback):
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
 
+# %% ../../nbs/05_data.gym.ipynb #c7d0f326
+@patch
+def close(self: Collector):
+    "Close the envs and their worker processes (safe to call twice)"
+    self.envs.close()
+
+@patch
+def close(self: EvalCallback):
+    "Close the evaluation envs and their worker processes (safe to call twice)"
+    self.envs.close()
+
 # %% ../../nbs/05_data.gym.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"

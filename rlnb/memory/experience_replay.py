@@ -382,7 +382,9 @@ def add(self: ExperienceReplay, step: Step) -> int:
 @patch
 def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
-    idx, w = self.sampler.sample(len(self), bs or self.bs)
+    bs = self.bs if bs is None else bs
+    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
+    idx, w = self.sampler.sample(len(self), bs)
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch

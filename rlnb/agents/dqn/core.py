@@ -13,7 +13,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Step, Seeder, tree_leaves
+from ...core import (Step, Seeder, tree_leaves, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
+                       LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, LAYERS)
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
@@ -104,9 +105,7 @@ class OffPolicySchedule:
     train_every: int = 4          # env steps per round of updates
     updates: int = 1              # gradient steps per round
 
-    def __post_init__(self):
-        if self.learning_starts < 0 or self.train_every < 1 or self.updates < 1:
-            raise ValueError(f'learning_starts must be >= 0 and train_every, updates >= 1; got {self}.')
+    def __post_init__(self): check_fields(self, learning_starts=NON_NEGATIVE_INT, train_every=POSITIVE_INT, updates=POSITIVE_INT)
 
     def n_batches(self, total_env_steps: int) -> int:
         "Gradient steps in a run of `total_env_steps`: its whole rounds"
@@ -119,6 +118,8 @@ class PrioritizedReplay:
     alpha: float = 0.6   # priority exponent: 0 is uniform
     beta: float = 0.4    # initial importance-weight exponent, annealed linearly to 1 over the run's batches
     eps: float = 1e-6    # added to |TD error|, so no transition stops being drawn
+
+    def __post_init__(self): check_fields(self, alpha=NON_NEGATIVE, beta=UNIT, eps=POSITIVE)
 
     def sampler(self, n_batches: int, seed: int) -> PrioritizedSampler:
         "A `PrioritizedSampler` whose β reaches 1 at batch `n_batches`"
@@ -153,7 +154,21 @@ class DQNConfig:
     eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
-    device: str = 'cpu'
+    device: str = 'cpu'           # torch device of the networks and the replay
+
+    def __post_init__(self):
+        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, lr=LEARNING_RATE, bs=POSITIVE_INT, buffer=POSITIVE_INT, gamma=UNIT,
+                     n_step=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS,
+                     loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT,
+                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE,
+                     schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
+                     prioritized=(lambda v: v is None or isinstance(v, PrioritizedReplay), 'None or a PrioritizedReplay(alpha, beta, eps)'))
+        starts = self.schedule.learning_starts
+        if self.bs > self.buffer: raise ValueError(f'DQNConfig.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
+        if starts > self.buffer:
+            raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; '
+                             'raise buffer or lower learning_starts.')
+        if starts < self.bs: raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
 
     def n_batches(self) -> int:
         "Gradient steps in the run"

@@ -15,7 +15,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state
+from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE,
+                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS)
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
@@ -329,16 +330,13 @@ class PPOConfig:
     device: str = 'cpu'
 
     def __post_init__(self):
-        for k in ('total_steps', 'n_envs', 'n_steps', 'bs', 'n_epochs'):
-            if getattr(self, k) < 1: raise ValueError(f'{k} must be a positive integer, got {getattr(self, k)}.')
+        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, lr=LEARNING_RATE,
+                     lr_schedule=one_of('linear', 'constant'), gamma=UNIT, gae_lambda=UNIT, clip=POSITIVE, clip_schedule=one_of('linear', 'constant'),
+                     clip_vf=POSITIVE_OR_NONE, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
+                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE)
         if self.n_steps * self.n_envs < self.bs:
             raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs} rows is smaller than the minibatch '
                              f'size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
-        for k in ('gamma', 'gae_lambda'):
-            if not 0 <= getattr(self, k) <= 1: raise ValueError(f'{k} must be in [0, 1], got {getattr(self, k)}.')
-        for k in ('lr_schedule', 'clip_schedule'):
-            if getattr(self, k) not in ('linear', 'constant'): raise ValueError(f"{k} must be 'linear' or 'constant', got {getattr(self, k)!r}.")
-        if self.lr <= 0 or self.clip <= 0: raise ValueError(f'lr and clip must be positive, got {self.lr} and {self.clip}.')
 
     def n_batches(self) -> int:
         "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches per epoch"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import torch
+from ...core import check_fields, one_of, POSITIVE_INT, NON_NEGATIVE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS
 from ...learner import Learner
 from .ppo import PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
@@ -57,11 +58,9 @@ class ReinforceConfig:
     device: str = 'cpu'
 
     def __post_init__(self):
-        for k in ('total_steps', 'n_envs', 'n_steps'):
-            if getattr(self, k) < 1: raise ValueError(f'{k} must be a positive integer, got {getattr(self, k)}.')
-        if not 0 <= self.gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {self.gamma}.')
-        if self.lr_schedule not in ('linear', 'constant'): raise ValueError(f"lr_schedule must be 'linear' or 'constant', got {self.lr_schedule!r}.")
-        if self.lr <= 0: raise ValueError(f'lr must be positive, got {self.lr}.')
+        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'),
+                     gamma=UNIT, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
+                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE)
 
     def n_batches(self) -> int:
         "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"

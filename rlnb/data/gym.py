@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import multiprocessing, time, warnings
+import multiprocessing, os, signal, threading, time, warnings
 from typing import Any, Callable, NamedTuple, Sequence
 from fastcore.basics import patch
 import numpy as np
@@ -14,6 +14,7 @@ import torch
 import gymnasium as gym
 import torchdata.nodes as tn
 from gymnasium.vector import AutoresetMode
+from gymnasium.vector.async_vector_env import _async_worker
 from ..core import Step, Seeder, tree_map, tree_index, tree_stack, tree_leaves
 from ..loop import Loop
 from ..callback import Callback, Metrics
@@ -27,6 +28,16 @@ __all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'env_snapshot', 'r
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
     "An environment cannot be made, or one of its workers failed"
+
+def _guarded_worker(*args, **kwargs):
+    "gymnasium's async worker, made to ignore Ctrl-C (the parent process decides what it means) and to exit when the parent dies"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    def watch():   # a killed parent never closes its pipes: other workers forked from it hold their ends open, so no EOF arrives
+        while os.getppid() == parent: time.sleep(0.2)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+    _async_worker(*args, **kwargs)
 
 _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
@@ -43,11 +54,12 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         raise ValueError(f"mode must be None, 'vector_entry_point', 'sync' or 'async', got {mode!r}.")
     if not isinstance(env_id, str):
         fns = list(env_id)
-        return gym.vector.AsyncVectorEnv(fns) if mode == 'async' else gym.vector.SyncVectorEnv(fns)
+        return gym.vector.AsyncVectorEnv(fns, worker=_guarded_worker) if mode == 'async' else gym.vector.SyncVectorEnv(fns)
     if n_envs < 1: raise ValueError(f'n_envs must be at least 1, got {n_envs}.')
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
-    try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, wrappers=list(wrappers) or None, **kwargs)
+    vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
+    try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs, wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:
         ns = env_id.split('/')[0]
         hint = f" Install {_PACKAGES[ns]}." if ns in _PACKAGES else " Install the package that registers it and import it before making the env."
@@ -126,7 +138,7 @@ def reset(self: Collector, initial_state: dict | None = None):
     self.restarted = initial_state is not None and st.get('envs') is None
     if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
-        self.envs.reset(seed=self.seed); restore_env_snapshot(self.envs, st['envs'])
+        _reset_envs(self.envs, self.seed, self.timeout); restore_env_snapshot(self.envs, st['envs'])
         self.obs_np = tree_map(lambda t: t.numpy().copy(), st['obs'])
         self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
     else:
@@ -136,7 +148,7 @@ def reset(self: Collector, initial_state: dict | None = None):
             if not getattr(self, '_warned_restart', False):
                 warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
                 self._warned_restart = True
-        self.obs_np, _ = self.envs.reset(seed=seed)
+        self.obs_np, _ = _reset_envs(self.envs, seed, self.timeout)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
     self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
 
@@ -197,12 +209,24 @@ def _finish(self: Collector, idx: np.ndarray):
         self('on_episode_end')
 
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
-@patch
-def _step_async(self: Collector, action):
+def _reset_envs(envs, seed, timeout: float):
+    "`envs.reset(seed=seed)`; async workers with a `timeout`, any failure one `EnvError`"
+    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed)
     try:
-        self.envs.step_async(action)
-        return self.envs.step_wait(timeout=self.timeout)
-    except Exception as e: raise _worker_error(self.envs, e, self.timeout) from e
+        envs.reset_async(seed=seed)
+        return envs.reset_wait(timeout=timeout)
+    except Exception as e: raise _worker_error(envs, e, timeout) from e
+
+def _step_envs(envs, action, timeout: float):
+    "`envs.step(action)`; async workers with a `timeout`, any failure one `EnvError`"
+    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.step(action)
+    try:
+        envs.step_async(action)
+        return envs.step_wait(timeout=timeout)
+    except Exception as e: raise _worker_error(envs, e, timeout) from e
+
+@patch
+def _step_async(self: Collector, action): return _step_envs(self.envs, action, self.timeout)
 
 # %% ../../nbs/05_data.gym.ipynb #a8f3c274
 def _rows(x, keep: np.ndarray):
@@ -359,17 +383,17 @@ class EvalResult(NamedTuple):
     returns: list
     lengths: list
 
-def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | None = 0, deterministic: bool = True) -> EvalResult:
+def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | None = 0, deterministic: bool = True, timeout: float = 10.) -> EvalResult:
     "Run `n_episodes` episodes spread over `envs` with per-env quotas; return their returns and lengths"
     N = envs.num_envs
     if n_episodes < 1: raise ValueError(f'n_episodes must be at least 1, got {n_episodes}.')
     quota = np.array([n_episodes // N + (i < n_episodes % N) for i in range(N)])
     got = [[] for _ in range(N)]
-    obs, _ = envs.reset(seed=seed)
+    obs, _ = _reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
     ret, length, autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
     while any(len(g) < q for g, q in zip(got, quota)):
         act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
-        obs, rew, term, trunc, _ = envs.step(act.cpu().numpy())
+        obs, rew, term, trunc, _ = _step_envs(envs, act.cpu().numpy(), timeout)
         valid = ~autoreset
         ret += np.where(valid, rew, 0.); length += valid
         autoreset = term | trunc
@@ -383,8 +407,8 @@ def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | Non
 class EvalCallback(Callback):
     "Every `every` env steps, evaluate `agent` on `envs` for `n_episodes` episodes and log `eval_return`"
     order = 20
-    def __init__(self, envs: gym.vector.VectorEnv, agent, every: int, n_episodes: int = 20, threshold: float | None = None, seed: int = 10_000):
-        self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed = envs, agent, every, n_episodes, threshold, seed
+    def __init__(self, envs: gym.vector.VectorEnv, agent, every: int, n_episodes: int = 20, threshold: float | None = None, seed: int = 10_000, timeout: float = 10.):
+        self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed, self.timeout = envs, agent, every, n_episodes, threshold, seed, timeout
         self.next_eval, self.solved_at, self.wall = every, None, 0.
 
     def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
@@ -398,7 +422,7 @@ class EvalCallback(Callback):
     def evaluate(self, env_step: int) -> EvalResult:
         "Evaluate now and log the result at `env_step`"
         t0 = time.perf_counter()
-        res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed)
+        res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
         self.wall += time.perf_counter() - t0
         self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
         if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step

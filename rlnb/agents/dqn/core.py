@@ -155,12 +155,13 @@ class DQNConfig:
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'           # torch device of the networks and the replay
+    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
 
     def __post_init__(self):
         check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, lr=LEARNING_RATE, bs=POSITIVE_INT, buffer=POSITIVE_INT, gamma=UNIT,
                      n_step=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS,
                      loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT,
-                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE,
+                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE,
                      schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
                      prioritized=(lambda v: v is None or isinstance(v, PrioritizedReplay), 'None or a PrioritizedReplay(alpha, beta, eps)'))
         starts = self.schedule.learning_starts
@@ -253,13 +254,14 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
         loss = (make_loss or (lambda net, cfg: DQNLoss(net, cfg.gamma, loss=cfg.loss)))(net, cfg)
     sel = EpsilonGreedySelector(LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
-    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31)
+    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
     sampler = cfg.prioritized.sampler(cfg.n_batches(), seeds[3].int()) if cfg.prioritized else None
     rb = ExperienceReplay(src, cfg.buffer, cfg.bs, sampler=sampler, learning_starts=cfg.schedule.learning_starts,
                           train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int())
     eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
-    ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
+                       timeout=cfg.env_timeout)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), EpisodeLogger(), ev, *(make_cbs(net, loss, cfg) if make_cbs else []), *cbs]
     if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))
     if sampler is not None: callbacks.append(PriorityCallback(sampler))

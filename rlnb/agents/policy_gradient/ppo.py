@@ -328,12 +328,13 @@ class PPOConfig:
     threshold: float | None = 475 # evaluation mean that counts as solved
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'
+    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
 
     def __post_init__(self):
         check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, lr=LEARNING_RATE,
                      lr_schedule=one_of('linear', 'constant'), gamma=UNIT, gae_lambda=UNIT, clip=POSITIVE, clip_schedule=one_of('linear', 'constant'),
                      clip_vf=POSITIVE_OR_NONE, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
-                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE)
+                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
         if self.n_steps * self.n_envs < self.bs:
             raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs} rows is smaller than the minibatch '
                              f'size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
@@ -364,10 +365,11 @@ def pg_learner(env_id: str,            # a registered gymnasium id
         torch.manual_seed(seeds[0].int())
         obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
         model = ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device)
-    col = RolloutCollector(envs, Agent(model, sel, space, forward=model.policy), cfg.n_steps, seed=seeds[2].int() % 2**31)
+    col = RolloutCollector(envs, Agent(model, sel, space, forward=model.policy), cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
     node = OnPolicyBatches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
     eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
-    ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space, forward=model.policy), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space, forward=model.policy), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
+                       timeout=cfg.env_timeout)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), PGStatsCallback(), EpisodeLogger(), ev, decay, *cbs]
     if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))

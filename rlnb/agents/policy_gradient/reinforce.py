@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import torch
-from ...core import check_fields, one_of, POSITIVE_INT, NON_NEGATIVE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS
+from ...core import check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS
 from ...learner import Learner
 from .ppo import PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
@@ -56,11 +56,12 @@ class ReinforceConfig:
     threshold: float | None = 475 # evaluation mean that counts as solved
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'
+    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
 
     def __post_init__(self):
         check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'),
                      gamma=UNIT, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
-                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE)
+                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
 
     def n_batches(self) -> int:
         "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"

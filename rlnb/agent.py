@@ -36,6 +36,9 @@ class Selector:
         if space_kind(space) not in self.supported:
             raise ValueError(f"{type(self).__name__} cannot act in a {space_kind(space)} action space ({space}); "
                              f"it supports {', '.join(self.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
+        if space_kind(space) == 'Discrete' and int(space.start) != 0:
+            raise ValueError(f"{type(self).__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
+                             "wrap the env in a gymnasium ActionWrapper that adds the offset.")
 
     def act(self, forward: Callable, obs, deterministic: bool = False):
         "Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the forward"

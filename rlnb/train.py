@@ -16,7 +16,7 @@ import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .data.gym import make_envs, evaluate, record_video, EnvError
+from .data.gym import make_envs, observation_envs, evaluate, record_video, EnvError
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, check_device, check_env_id, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
@@ -256,7 +256,7 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, en
         with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
             warnings.filterwarnings('ignore', message='.*has state for callback')
             learn.load(path)
-        envs = make_envs(meta['env'], min(10, episodes))
+        envs = observation_envs(make_envs(meta['env'], min(10, episodes)))
         try: res = evaluate(envs, learn.evaluator.eval_agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)

@@ -18,12 +18,13 @@ from gymnasium.vector.async_vector_env import _async_worker
 from ..core import Step, Seeder, tree_map, tree_index, tree_stack, tree_leaves
 from ..loop import Loop
 from ..callback import Callback, Metrics
+from ..agent import space_kind
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot', 'EnvStep',
-           'TransitionCollector', 'find_collector', 'EpisodeLogger', 'NStepReturns', 'Rollout', 'RolloutCollector',
-           'EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames', 'animate', 'save_gif',
-           'record_video']
+__all__ = ['EnvError', 'make_envs', 'observation_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot',
+           'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger', 'NStepReturns',
+           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames',
+           'animate', 'save_gif', 'record_video']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -68,6 +69,28 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         raise EnvError(f"Unknown environment {env_id!r}: {e} (`gymnasium.pprint_registry()` lists the registered ones.)") from e
     except gym.error.DependencyNotInstalled as e:
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
+
+# %% ../../nbs/05_data.gym.ipynb #a621dc18
+_ONE_HOT = (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)   # flattened by gymnasium into one-hot / 0-1 features
+_TREES = (gym.spaces.Dict, gym.spaces.Tuple)
+
+def _leaf_spaces(space) -> list:
+    if isinstance(space, gym.spaces.Dict): return [s for v in space.spaces.values() for s in _leaf_spaces(v)]
+    if isinstance(space, gym.spaces.Tuple): return [s for v in space.spaces for s in _leaf_spaces(v)]
+    return [space]
+
+def observation_envs(envs: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
+    "`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete and MultiBinary parts flattened to one-hot features; anything else refused"
+    space, leaves = envs.single_observation_space, _leaf_spaces(envs.single_observation_space)
+    bad = [type(s).__name__ for s in leaves if not isinstance(s, (gym.spaces.Box, *_ONE_HOT))]
+    if bad: raise ValueError(f"rlnb's networks read Box, Discrete, MultiDiscrete and MultiBinary observations (also inside Dict and Tuple), not {', '.join(sorted(set(bad)))} "
+                             f"({space}): wrap the env to turn its observations into arrays.")
+    if any(isinstance(s, _ONE_HOT) for s in leaves): return gym.wrappers.vector.FlattenObservation(envs)
+    return envs
+
+def _readable(env: gym.Env) -> gym.Env:
+    "One env with the observations `observation_envs` gives its vector version"
+    return gym.wrappers.FlattenObservation(env) if any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(env.observation_space)) else env
 
 # %% ../../nbs/05_data.gym.ipynb #b36c6a74
 def to_tensor(x):
@@ -254,6 +277,15 @@ class TransitionCollector(Collector):
             self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
         return step
 
+# %% ../../nbs/05_data.gym.ipynb #80bfd5ed
+def example_step(envs: gym.vector.VectorEnv, n_step: bool = False) -> Step:
+    "A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields from `envs`: a replay can be allocated from it before any env step"
+    obs = to_tensor(gym.vector.utils.create_empty_array(envs.single_observation_space, n=1, fn=np.zeros))
+    space = envs.single_action_space
+    action = torch.zeros(1, dtype=torch.int64) if space_kind(space) == 'Discrete' else torch.zeros((1, *space.shape), dtype=torch.float32)
+    i64 = torch.zeros(1, dtype=torch.int64)
+    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None)
+
 # %% ../../nbs/05_data.gym.ipynb #6431dada
 def find_collector(loop: Loop) -> Collector:
     "The first `Collector` among `loop` and its inner loops"
@@ -359,7 +391,8 @@ def next(self: RolloutCollector) -> Rollout:
     T, N = self.n_steps, self.n_envs
     reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
     terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
-    obs, act, extra = [], [], []
+    obs, act, extra, count_T = [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
+    count_T[0] = self.env_step
     for t in range(T):
         self('before_act'); a, info = self.agent.act(self.obs); self('after_act')
         a = a.cpu()
@@ -370,8 +403,21 @@ def next(self: RolloutCollector) -> Rollout:
         reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
         if e.valid is not None: valid_TN[t] = e.valid
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-    return Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
-                   tree_stack(extra), next_obs=self.obs)
+        count_T[t + 1] = self.env_step
+    r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)), tree_stack(extra), next_obs=self.obs)
+    _screen_rollout(r, count_T)
+    return r
+
+def _screen_rollout(r: Rollout, count_T: np.ndarray):
+    "A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards (nothing downstream sees it)"
+    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N, ...]: row t arrived with the step before it
+    leaves = tree_leaves(obs_TN)
+    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i, x in enumerate(leaves)]
+    for name, x, shift in fields:
+        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
+        t, n = (int(i) for i in (~ok).nonzero()[0])
+        raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
+                         "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
 
 # %% ../../nbs/05_data.gym.ipynb #c19b3977
 class EvalResult(NamedTuple):
@@ -460,7 +506,7 @@ def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_
 
 def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
-    env, frames = gym.make(env_id, render_mode='rgb_array', **kwargs), []
+    env, frames = _readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), []
     try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
     return frames
@@ -491,7 +537,7 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
     from pathlib import Path
-    env = gym.wrappers.RecordVideo(gym.make(env_id, render_mode='rgb_array', **kwargs), str(video_dir),
+    env = gym.wrappers.RecordVideo(_readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), str(video_dir),
                                    episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
     try:
         for k in range(n_episodes): play_episode(env, agent, seed + k)

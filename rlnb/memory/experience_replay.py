@@ -19,7 +19,7 @@ from ..core import Step, Seeder, tree_leaves, tree_cat, rng_state, set_rng_state
 from ..agent import LinearSchedule
 
 # %% auto #0
-__all__ = ['Storage', 'UniformSampler', 'SumTree', 'PrioritizedSampler', 'ReplayBatch', 'ExperienceReplay']
+__all__ = ['available_memory', 'Storage', 'UniformSampler', 'SumTree', 'PrioritizedSampler', 'ReplayBatch', 'ExperienceReplay']
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #715e94d0
 def _field_names(tree) -> list:
@@ -29,11 +29,24 @@ def _getter(idx: list):
     "A function returning the items `idx` of a sequence as a tuple (an `itemgetter` where it can: it runs in C)"
     return itemgetter(*idx) if len(idx) > 1 else (lambda s: tuple(s[i] for i in idx))
 
+def available_memory() -> int | None:
+    "Bytes of memory available to new allocations (Linux's MemAvailable), or None where it cannot be read"
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('MemAvailable:'): return int(line.split()[1]) * 1024
+    except OSError: pass
+    return None
+
 class Storage:
     "A ring of `capacity` transitions in tensors `[capacity, ...]`, allocated at once from an `example` Step"
     def __init__(self, capacity: int, example: Step, device='cpu'):
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         leaves, self.spec = _pt.tree_flatten(example)
+        need, avail = capacity * sum(x[0].numel() * x.element_size() for x in leaves if x is not None), available_memory()
+        if torch.device(device).type == 'cpu' and avail is not None and need > avail:
+            raise ValueError(f'A replay of {capacity:,} transitions needs {need / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB are available: '
+                             'lower the buffer size (e.g. DQNConfig.buffer) or store smaller observations.')
         self.names, self.capacity, self.device = _field_names(example), capacity, torch.device(device)
         self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
         self._cpu = self.device.type == 'cpu'
@@ -66,6 +79,10 @@ def _check(self: Storage, step) -> list:
         if (buf is None) != (x is None):
             raise ValueError(f"Field '{name}' is {'missing' if x is None else 'present'} in this transition but {'present' if x is None else 'absent'} in the storage.")
         if x is None: continue
+        if x.dtype != buf.dtype and x.is_floating_point() and buf.is_floating_point() and x.shape[1:] == buf.shape[1:]:
+            if not getattr(self, '_warned_cast', False):   # an env that declares float32 and returns float64: store what was declared
+                warnings.warn(f"Field '{name}' arrives as {x.dtype} but the storage holds {buf.dtype}: cast (this warning is shown once)."); self._warned_cast = True
+            leaves = list(leaves); leaves[self.names.index(name)] = x = x.to(buf.dtype)
         if x.dtype != buf.dtype or x.shape[1:] != buf.shape[1:]:
             raise ValueError(f"Field '{name}' has dtype {x.dtype} and row shape {tuple(x.shape[1:])}, but the storage holds {buf.dtype} {tuple(buf.shape[1:])} "
                              "(it was allocated from the first transition). Convert the transition, or use a new buffer.")
@@ -288,7 +305,8 @@ class ReplayBatch(NamedTuple):
 class ExperienceReplay(tn.BaseNode):
     "Replay memory: stores `Step`s from `source` (or `add`), yields sampled `ReplayBatch`es"
     def __init__(self, source: tn.BaseNode | None = None, capacity: int = 100_000, bs: int = 64, sampler=None,
-                 learning_starts: int | None = None, train_every: int = 1, updates: int = 1, on_nan: str = 'raise', device='cpu', seed: int = 0):
+                 learning_starts: int | None = None, train_every: int = 1, updates: int = 1, on_nan: str = 'raise', device='cpu', seed: int = 0,
+                 example: Step | None = None):   # a Step of one row like those to come: the storage is allocated now rather than at the first add
         super().__init__()
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
@@ -298,6 +316,7 @@ class ExperienceReplay(tn.BaseNode):
         self.learning_starts = bs if learning_starts is None else learning_starts
         self.train_every, self.updates = train_every, updates
         self.storage, self.n_added, self._warned = None, 0, False
+        if example is not None: self._allocate(example)
         self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
 
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)

@@ -18,7 +18,7 @@ from ...core import (Step, Seeder, tree_leaves, check_fields, one_of, POSITIVE_I
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
-from ...data.gym import make_envs, TransitionCollector, NStepReturns, EpisodeLogger, EvalCallback, find_collector
+from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, NStepReturns, EpisodeLogger, EvalCallback, find_collector
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch, PrioritizedSampler
 
 # %% auto #0
@@ -244,7 +244,7 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     "A `Learner` that trains a DQN-family agent on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or DQNConfig()
     seeds = Seeder(seed).spawn(5)
-    envs = envs or make_envs(env_id, cfg.n_envs)
+    envs = observation_envs(envs or make_envs(env_id, cfg.n_envs))   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector().check_space(space)   # before anything is built: a clear message for unsupported action spaces
     with torch.random.fork_rng():   # weight init from our seed, without touching the caller's global RNG
@@ -258,8 +258,9 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
     sampler = cfg.prioritized.sampler(cfg.n_batches(), seeds[3].int()) if cfg.prioritized else None
     rb = ExperienceReplay(src, cfg.buffer, cfg.bs, sampler=sampler, learning_starts=cfg.schedule.learning_starts,
-                          train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int())
-    eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
+                          train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int(),
+                          example=example_step(envs, cfg.n_step > 1))   # allocated now: a buffer that cannot fit fails here
+    eval_envs = observation_envs(eval_envs or make_envs(env_id, cfg.eval_envs))
     ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
                        timeout=cfg.env_timeout)
     callbacks = [Recorder(every=10, step=lambda learn: col.env_step), EpisodeLogger(), ev, *(make_cbs(net, loss, cfg) if make_cbs else []), *cbs]

@@ -20,7 +20,7 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
-from ...data.gym import make_envs, Rollout, RolloutCollector, EpisodeLogger, EvalCallback, find_collector
+from ...data.gym import make_envs, observation_envs, Rollout, RolloutCollector, EpisodeLogger, EvalCallback, find_collector
 from ..dqn.core import flatten_obs, mlp, adam, GradClipCallback, StopWhenSolvedCallback, train
 
 # %% auto #0
@@ -358,7 +358,7 @@ def pg_learner(env_id: str,            # a registered gymnasium id
                eval_envs=None) -> Learner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
     "A `Learner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
     seeds = Seeder(seed).spawn(5)
-    envs = envs or make_envs(env_id, cfg.n_envs)
+    envs = observation_envs(envs or make_envs(env_id, cfg.n_envs))   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     with torch.random.fork_rng():
@@ -367,7 +367,7 @@ def pg_learner(env_id: str,            # a registered gymnasium id
         model = ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device)
     col = RolloutCollector(envs, Agent(model, sel, space, forward=model.policy), cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
     node = OnPolicyBatches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
-    eval_envs = eval_envs or make_envs(env_id, cfg.eval_envs)
+    eval_envs = observation_envs(eval_envs or make_envs(env_id, cfg.eval_envs))
     ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space, forward=model.policy), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
                        timeout=cfg.env_timeout)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)

@@ -99,9 +99,11 @@ def to_tensor(x):
 
 class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
-    events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end')
+    events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end', 'on_env_restart')
 
-    def __init__(self, envs: gym.vector.VectorEnv, agent, seed: int = 0, cbs=(), timeout: float = 10.):
+    def __init__(self, envs: gym.vector.VectorEnv, agent, seed: int = 0, cbs=(), timeout: float = 10.,
+                 make_envs: Callable | None = None,   # builds the envs again, for `max_restarts`
+                 max_restarts: int = 0):              # times a failed async vector env is rebuilt before its error is raised
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
@@ -109,6 +111,8 @@ class Collector(Loop, tn.BaseNode):
         self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
         self.restarted = False   # whether the last reset from a saved state had to start new episodes
+        if max_restarts and make_envs is None: raise ValueError('max_restarts needs make_envs, a function that builds the envs again.')
+        self.make_envs, self.max_restarts, self.restarts = make_envs, max_restarts, 0
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -156,7 +160,7 @@ def restore_env_snapshot(envs, snap: dict):
 def reset(self: Collector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     N, st = self.n_envs, initial_state or {}
-    self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
+    self.env_step, self.vector_step, self.episodes, self.restarts = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0), st.get('restarts', 0)
     self.start_step = self.env_step   # where this collection started: 0, or the restored count
     self.restarted = initial_state is not None and st.get('envs') is None
     if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
@@ -177,7 +181,7 @@ def reset(self: Collector, initial_state: dict | None = None):
 
 @patch
 def get_state(self: Collector) -> dict:
-    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes)
+    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, restarts=self.restarts)
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
     snap = env_snapshot(self.envs)
     if snap is not None:
@@ -249,7 +253,24 @@ def _step_envs(envs, action, timeout: float):
     except Exception as e: raise _worker_error(envs, e, timeout) from e
 
 @patch
-def _step_async(self: Collector, action): return _step_envs(self.envs, action, self.timeout)
+def _step_async(self: Collector, action):
+    try: return _step_envs(self.envs, action, self.timeout)
+    except EnvError as e:
+        if self.restarts < self.max_restarts: return self._restart(e)
+        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
+        raise
+
+@patch
+def _restart(self: Collector, err: EnvError):
+    "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
+    self.restarts += 1
+    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way were dropped.')
+    self.envs = self.make_envs()
+    obs, _ = _reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
+    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
+    self('on_env_restart')
+    N = self.n_envs
+    return obs, np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool), {}
 
 # %% ../../nbs/05_data.gym.ipynb #a8f3c274
 def _rows(x, keep: np.ndarray):
@@ -302,6 +323,10 @@ class EpisodeLogger(Callback):
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
 
+    def on_env_restart(self):
+        col = find_collector(self.learn)
+        self.learn.metrics.log('env_restarts', col.restarts, col.env_step)
+
 # %% ../../nbs/05_data.gym.ipynb #4bdd33dd
 class NStepReturns(tn.BaseNode):
     "Turns 1-step `Step` batches (with `env_id`) from `source` into `n`-step transitions with discount `gamma`"
@@ -319,6 +344,7 @@ class NStepReturns(tn.BaseNode):
         self.ring = None if ring is None else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step'])))
         self.head = np.zeros(self.n_envs, np.int64) if not initial_state else initial_state['head'].numpy().copy()
         if ring is not None and getattr(self.source, 'restarted', False): self.ring['pending'][:] = False   # their episodes were abandoned
+        self._restarts = getattr(self.source, 'restarts', 0)
 
     def get_state(self) -> dict:   # tensors in plain dicts: checkpoints load with weights_only
         ring = None if self.ring is None else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict()))
@@ -336,6 +362,8 @@ def _alloc_ring(self: NStepReturns, s: Step) -> dict:
 def next(self: NStepReturns) -> Step:
     s = next(self.source)
     if self.ring is None: self.ring = self._alloc_ring(s)
+    if getattr(self.source, 'restarts', 0) != self._restarts:   # the envs were rebuilt: the pending transitions' episodes are gone
+        self._restarts = self.source.restarts; self.ring['pending'][:] = False
     R, e_B, N = self.ring, s.env_id.numpy(), self.n_envs
     slot_B = self.head[e_B]
     tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x.numpy()), R['step'], s._replace(next_obs=None))
@@ -489,6 +517,11 @@ def close(self: Collector):
 def close(self: EvalCallback):
     "Close the evaluation envs and their worker processes (safe to call twice)"
     self.envs.close()
+
+@patch
+def __enter__(self: Collector): return self
+@patch
+def __exit__(self: Collector, *exc): self.close()
 
 # %% ../../nbs/05_data.gym.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:

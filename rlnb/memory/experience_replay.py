@@ -462,6 +462,10 @@ def state_dict(self: ExperienceReplay) -> dict:
 def load_state_dict(self: ExperienceReplay, state: dict):
     if state['capacity'] != self.capacity:
         raise ValueError(f"The saved buffer has capacity {state['capacity']:,}, this one {self.capacity:,}: make the buffer with the saved capacity.")
+    saved, mine = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler'), type(self.sampler).__name__
+    if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):   # a sampler of the user's own: its load decides
+        raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with a {saved} "
+                         f"({'DQNConfig(prioritized=PrioritizedReplay())' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=None)'}).")
     if state['storage'] is not None:
         s = state['storage']
         self._allocate(_from_plain(s['example']))

@@ -156,12 +156,13 @@ class DQNConfig:
     stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'           # torch device of the networks and the replay
     env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
+    max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
 
     def __post_init__(self):
         check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, lr=LEARNING_RATE, bs=POSITIVE_INT, buffer=POSITIVE_INT, gamma=UNIT,
                      n_step=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS,
                      loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT,
-                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE,
+                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE, max_restarts=NON_NEGATIVE_INT,
                      schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
                      prioritized=(lambda v: v is None or isinstance(v, PrioritizedReplay), 'None or a PrioritizedReplay(alpha, beta, eps)'))
         starts = self.schedule.learning_starts
@@ -244,7 +245,9 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     "A `Learner` that trains a DQN-family agent on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or DQNConfig()
     seeds = Seeder(seed).spawn(5)
-    envs = observation_envs(envs or make_envs(env_id, cfg.n_envs))   # Discrete observations one-hot; unreadable ones refused
+    if cfg.max_restarts and envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
+    rebuild = lambda: observation_envs(make_envs(env_id, cfg.n_envs))
+    envs = observation_envs(envs) if envs is not None else rebuild()   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector().check_space(space)   # before anything is built: a clear message for unsupported action spaces
     with torch.random.fork_rng():   # weight init from our seed, without touching the caller's global RNG
@@ -254,7 +257,7 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
         loss = (make_loss or (lambda net, cfg: DQNLoss(net, cfg.gamma, loss=cfg.loss)))(net, cfg)
     sel = EpsilonGreedySelector(LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
-    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
+    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout, make_envs=rebuild, max_restarts=cfg.max_restarts)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
     sampler = cfg.prioritized.sampler(cfg.n_batches(), seeds[3].int()) if cfg.prioritized else None
     rb = ExperienceReplay(src, cfg.buffer, cfg.bs, sampler=sampler, learning_starts=cfg.schedule.learning_starts,

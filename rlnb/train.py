@@ -156,6 +156,7 @@ class BestCheckpointCallback(Callback):
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
 
+# %% ../nbs/20_train.ipynb #03f34810
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     "Train `learn` to its config's step budget (Ctrl-C: a checkpoint, then `RunInterrupted`), then evaluate and write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator

@@ -6,11 +6,12 @@ Docs: https://rlnb.github.io/rlnb/callback.html.md"""
 
 # %% ../nbs/02_callback.ipynb #e52226f3
 from __future__ import annotations
-import csv, math, os, re, sys, tempfile, time, warnings
+import csv, re, sys, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
 from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
+from .core import atomic_write
 from .loop import Loop, CancelFitException
 
 # %% auto #0
@@ -155,14 +156,9 @@ class CSVLogger(Callback):
         self.path, self.flush_every, self._f = Path(path), flush_every, None
 
     def before_fit(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         rows = sorted((s, k, v) for k, (ss, vs) in self.learn.metrics.series.items() for s, v in zip(ss, vs))
-        fd, tmp = tempfile.mkstemp(prefix=f'.{self.path.name}.', suffix='.tmp', dir=self.path.parent)
-        try:   # the history replaces the file whole or not at all: a kill now leaves the old file or the new one, never half of either
-            with os.fdopen(fd, 'w', newline='') as f:
-                csv.writer(f).writerows([['step', 'metric', 'value'], *rows]); f.flush(); os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException: Path(tmp).unlink(missing_ok=True); raise
+        with atomic_write(self.path, 'w', newline='') as f:   # the history replaces the file whole: a kill now leaves the old file or the new one
+            csv.writer(f).writerows([['step', 'metric', 'value'], *rows])
         self._f = open(self.path, 'a', newline='')
         self._w, self._n = csv.writer(self._f), 0
         self.learn.metrics.sinks.append(self._write)

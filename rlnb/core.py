@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/core.html.md"""
 # %% ../nbs/00_core.ipynb #8cb276f6
 from __future__ import annotations
 import io, math, os, random, re, tempfile
+from contextlib import contextmanager
 from importlib.metadata import version as _pkg_version, PackageNotFoundError
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
@@ -19,7 +20,8 @@ __all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_
            'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE', 'LAYERS', 'tree_map',
            'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder',
            'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state', 'set_global_rng_state',
-           'CheckpointError', 'package_versions', 'save_checkpoint', 'load_checkpoint', 'one_of', 'check_fields']
+           'CheckpointError', 'atomic_write', 'package_versions', 'save_checkpoint', 'load_checkpoint', 'one_of',
+           'check_fields']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
@@ -147,10 +149,26 @@ def _tuples(x):
 
 # %% ../nbs/00_core.ipynb #c7aaf028
 CHECKPOINT_FORMAT, CHECKPOINT_VERSION = 'rlnb-checkpoint', 2
-_TMP_RE = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')   # what `save_checkpoint`'s `mkstemp` names look like
+_TMP_RE = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')   # what `atomic_write`'s `mkstemp` names look like
 
 class CheckpointError(RuntimeError):
     "A checkpoint file is missing, truncated, untrusted or not an rlnb checkpoint"
+
+@contextmanager
+def atomic_write(path, mode: str = 'wb', **kwargs):
+    "A file to write that replaces `path` whole when the block ends (flushed and fsynced), or is removed on any error; first removes killed writes' leftovers beside it"
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for old in path.parent.glob('.*.tmp'):   # left by a write that was killed: never a valid file, and often large
+        if _TMP_RE.match(old.name): old.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
+            f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True); raise
 
 def package_versions() -> dict:
     "The versions of rlnb, torch, gymnasium and numpy installed here (None for one that is not)"
@@ -161,20 +179,10 @@ def package_versions() -> dict:
 
 def save_checkpoint(state: dict, path) -> Path:
     "Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint with the versions that wrote it"
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for old in path.parent.glob('.*.tmp'):   # left by a save that was killed: never a valid file, and often large
-        if _TMP_RE.match(old.name): old.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
-    try:
-        buf = io.BytesIO()   # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
-        torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state}, buf)
-        with os.fdopen(fd, 'wb') as f:
-            f.write(buf.getbuffer()); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
-    return path
+    buf = io.BytesIO()   # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
+    torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state}, buf)
+    with atomic_write(path) as f: f.write(buf.getbuffer())
+    return Path(path)
 
 # %% ../nbs/00_core.ipynb #842239f2
 def load_checkpoint(path, map_location='cpu') -> dict:

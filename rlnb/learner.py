@@ -66,6 +66,7 @@ class Learner(Loop):
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
         self.stop_reason, self.interrupted, self.mid_batch, self.stop_request = None, False, False, None
+        self._loaded_data = None   # the data pipeline's state as `load` read it (`restore_data` applies it)
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         super().__init__(cbs, inner=source_loops(data) + list(inner))
 
@@ -200,7 +201,7 @@ def load(self: Learner, path, map_location='cpu'):
         if n in saved: cb.load_state_dict(saved[n])
         elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
     for n in saved.keys() - set(names): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
-    self._data_state = state['data']
+    self._loaded_data = state['data']
     if state['data'] is not None:
         if hasattr(self.data, 'load_state_dict'): self.data.load_state_dict(state['data'])
         elif isinstance(self.data, tn.BaseNode): self.data.reset(state['data'])
@@ -237,7 +238,7 @@ def __exit__(self: Learner, *exc): self.close()
 @patch
 def restore_data(self: Learner):
     "Restore the data pipeline's nodes to the state `load` read, now rather than at the next batch, without drawing an item"
-    st = getattr(self, '_data_state', None)
+    st = self._loaded_data
     if st is None: return self
     if isinstance(self.data, tn.Loader): self.data.root.reset(st['root'])   # not `iter`: a Loader looks one item ahead
     elif isinstance(self.data, tn.BaseNode): self.data.reset(st)

@@ -310,3 +310,14 @@ Loop.tracing = property(lambda self: self._trace is not None, _set_tracing, doc=
 def trace_log(self: Loop) -> list:
     "The `Change`s recorded while tracing (shared by a loop and its inner loops)"
     return self._trace if self._trace is not None else []
+
+# %% ../nbs/01_loop.ipynb #955ea438
+@patch
+def close(self: Loop):
+    "Release what this loop holds (worker processes, files); nothing here: loops that hold something override it"
+
+@patch
+def __enter__(self: Loop): return self
+
+@patch
+def __exit__(self: Loop, *exc): self.close()

@@ -14,8 +14,8 @@ from .core import load_checkpoint, CheckpointError
 from .callback import checkpoints
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'describe_run', 'move_aside', 'prepare_out', 'newest_checkpoint', 'check_device', 'check_env_id',
-           'RunInterrupted']
+__all__ = ['RUN_FILES', 'run_summary', 'describe_run', 'move_aside', 'prepare_out', 'newest_checkpoint', 'check_device',
+           'check_env_id', 'confirm_saved_env', 'RunInterrupted']
 
 # %% ../nbs/19_runs.ipynb #725da498
 RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')   # with checkpoints/ckpt_*.pt: what makes a directory a run
@@ -24,15 +24,20 @@ def _read_json(p: Path) -> dict:
     try: return json.loads(p.read_text())
     except (OSError, ValueError): return {}
 
+def run_summary(d) -> dict | None:
+    "The `summary.json` of a finished run in `d`, or None if the run has none (not finished, or stopped before writing it)"
+    s = _read_json(Path(d)/'summary.json')
+    return s if 'env_steps' in s else None
+
 def describe_run(d) -> str | None:
     "A one-line description of the run in directory `d` ('dqn on CartPole-v1, seed 0, finished at env step 50,000'), or None if it holds none"
     d = Path(d)
     if not d.is_dir(): return None
     ck = checkpoints(d/'checkpoints')
     if not ck and not any((d/f).exists() for f in RUN_FILES): return None
-    cfg, summary = _read_json(d/'config.json'), _read_json(d/'summary.json')
+    cfg, summary = _read_json(d/'config.json'), run_summary(d)
     what = f"{cfg.get('algo', '?')} on {cfg.get('env', '?')}, seed {cfg.get('seed', '?')}" if cfg else 'a run'
-    if 'env_steps' in summary: return f"{what}, finished at env step {summary['env_steps']:,}"
+    if summary: return f"{what}, finished at env step {summary['env_steps']:,}"
     return f"{what}, {len(ck)} checkpoint{'s' if len(ck) != 1 else ''}" + (f", newest {ck[-1].name}" if ck else '')
 
 # %% ../nbs/19_runs.ipynb #6b4c2afb
@@ -100,6 +105,12 @@ def check_env_id(env: str, trusted: bool = True) -> str:
     if spec is not None and not str(spec.entry_point).startswith(mod):
         raise ValueError(f"--env {env!r}: {name} is registered already (by {str(spec.entry_point).split(':')[0]}), so module {mod!r} is not needed: use --env {name}.")
     return env
+
+def confirm_saved_env(saved: str, typed: str | None, where) -> str:
+    "The env id `saved` in a checkpoint of `where`, checked: `typed` (the user's --env) may only repeat it, and confirms an id that names a module"
+    if typed is not None and typed != saved:
+        raise ValueError(f"'{where}' belongs to {saved}; drop --env {typed} (with a saved run, --env only confirms an id that names a module).")
+    return check_env_id(saved, trusted=typed == saved)
 
 # %% ../nbs/19_runs.ipynb #9a82bea7
 class RunInterrupted(Exception):

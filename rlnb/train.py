@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, csv, difflib, errno, json, math, sys, time, warnings
+import argparse, csv, difflib, errno, json, sys, time, warnings
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -14,11 +14,11 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import load_checkpoint, CheckpointError, seed_everything
+from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, observation_envs, evaluate, record_video, EnvError
 from .learner import Learner, LinearData, stop_on_sigint
-from .runs import prepare_out, newest_checkpoint, check_device, check_env_id, RunInterrupted
+from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
 from .agents.dqn.targets import HardUpdate, target_dqn_learner
 from .agents.dqn.double import double_dqn_learner
@@ -35,7 +35,8 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'BestCheckp
 def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
     "Fit the linear-regression demo; write `metrics.csv` and `loss.png` into `out`; return a summary dict"
     if not isinstance(batches, int) or batches < 1: raise ValueError(f'--batches must be at least 1, got {batches}.')
-    if not (math.isfinite(lr) and 0 < lr <= 1): raise ValueError(f'--lr must be a number in (0, 1], got {lr}.')
+    ok, allowed = LEARNING_RATE
+    if not ok(lr): raise ValueError(f'--lr must be {allowed}, got {lr}.')
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     cbs = [Recorder(), CSVLogger(out/'metrics.csv')] + ([ProgressCallback()] if progress else [])
@@ -223,16 +224,14 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
     for p, why in skipped: print(f"rlnb train: skipped {p.name}, which does not load ({why}); resuming from {ck.name}", file=sys.stderr)
     meta = state.get('meta') or {}
     if 'algo' not in meta: raise CheckpointError(f"'{ck}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
-    if env is not None and env != meta['env']:
-        raise ValueError(f"--resume continues the run in '{run_dir}' on its own environment, {meta['env']}; drop --env {env} (or start a new run without --resume).")
-    check_env_id(meta['env'], trusted=env == meta['env'])
+    confirm_saved_env(meta['env'], env, run_dir)
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device)
     over = dict(meta['overrides']) | ({'total_steps': steps} if steps is not None else {})
     with get_preset(meta['algo'], meta['env']).learner(meta['seed'], progress, **over) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
         if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
-            summary = _read_summary(run_dir)
+            summary = run_summary(run_dir)
             if summary is not None:
                 print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {learn.cfg.total_steps:,}); "
                       f"pass --steps above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)
@@ -240,18 +239,13 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
             learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
         return _run(learn, run_dir, meta['seed'], video)
 
-def _read_summary(run_dir: Path) -> dict | None:
-    try: return json.loads((run_dir/'summary.json').read_text())
-    except (OSError, ValueError): return None
-
 # %% ../nbs/20_train.ipynb #6de5c935
 def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, env: str | None = None) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
     meta = load_checkpoint(path).get('meta') or {}
     if 'algo' not in meta: raise CheckpointError(f"'{path}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
-    if env is not None and env != meta['env']: raise ValueError(f"'{path}' was trained on {meta['env']}; drop --env {env} (it only confirms an id that names a module).")
-    check_env_id(meta['env'], trusted=env == meta['env'])
+    confirm_saved_env(meta['env'], env, path)
     with get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides']) as learn:
         learn.meta = meta
         with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
@@ -308,7 +302,7 @@ def _train_cmd(args) -> dict:
     return train_run(args.algo, args.env, args.steps, 0 if args.seed is None else args.seed, args.n_envs, args.out, args.device or 'cpu',
                      args.video, args.progress, overwrite=args.overwrite)
 
-def _os_error(err: OSError, command: str) -> str:
+def _os_error(err: OSError) -> str:
     "One line for a failed write or read: what, where, and what to do"
     where = f" ('{err.filename}')" if err.filename else ''
     if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
@@ -335,5 +329,5 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
     except OSError as err:
-        print(f'rlnb {args.command}: error: {_os_error(err, args.command)}', file=sys.stderr); return 2
+        print(f'rlnb {args.command}: error: {_os_error(err)}', file=sys.stderr); return 2
     return 0

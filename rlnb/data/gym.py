@@ -72,7 +72,6 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
 
 # %% ../../nbs/05_data.gym.ipynb #a621dc18
 _ONE_HOT = (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)   # flattened by gymnasium into one-hot / 0-1 features
-_TREES = (gym.spaces.Dict, gym.spaces.Tuple)
 
 def _leaf_spaces(space) -> list:
     if isinstance(space, gym.spaces.Dict): return [s for v in space.spaces.values() for s in _leaf_spaces(v)]
@@ -517,11 +516,6 @@ def close(self: Collector):
 def close(self: EvalCallback):
     "Close the evaluation envs and their worker processes (safe to call twice)"
     self.envs.close()
-
-@patch
-def __enter__(self: Collector): return self
-@patch
-def __exit__(self: Collector, *exc): self.close()
 
 # %% ../../nbs/05_data.gym.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:

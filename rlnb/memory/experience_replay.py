@@ -96,6 +96,7 @@ def _convert(self: Storage, leaves) -> list:
     if self._cpu: return list(map(torch.Tensor.numpy, self._stored(leaves)))
     return [x.to(self.device, non_blocking=True) for x in self._stored(leaves)]
 
+# %% ../../nbs/06_memory.experience_replay.ipynb #a7cc13f5
 _dtype_shape = attrgetter('dtype', 'shape')
 
 @patch
@@ -110,7 +111,6 @@ def arrays(self: Storage, step) -> list:
             if got == self._want and self._unstored(step) == self._nones: return xs
         except (AttributeError, TypeError, IndexError): pass   # a missing field, a dtype numpy lacks, a 0-d field: `_check` names it
     return self._convert(self._check(step))
-
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #758e516e
 @patch

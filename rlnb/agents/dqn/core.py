@@ -159,17 +159,14 @@ class DQNConfig:
     max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
 
     def __post_init__(self):
-        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, lr=LEARNING_RATE, bs=POSITIVE_INT, buffer=POSITIVE_INT, gamma=UNIT,
-                     n_step=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS,
-                     loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT,
-                     eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE, max_restarts=NON_NEGATIVE_INT,
-                     schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
+        check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'bs', 'buffer', 'n_step', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
+                     **dict.fromkeys(('gamma', 'eps_start', 'eps_end'), UNIT), lr=LEARNING_RATE, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                     hidden=LAYERS, loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, threshold=FINITE_OR_NONE, env_timeout=POSITIVE,
+                     max_restarts=NON_NEGATIVE_INT, schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
                      prioritized=(lambda v: v is None or isinstance(v, PrioritizedReplay), 'None or a PrioritizedReplay(alpha, beta, eps)'))
-        starts = self.schedule.learning_starts
+        starts, never = self.schedule.learning_starts, f'the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts'
         if self.bs > self.buffer: raise ValueError(f'DQNConfig.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
-        if starts > self.buffer:
-            raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; '
-                             'raise buffer or lower learning_starts.')
+        if starts > self.buffer: raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: {never}.')
         if starts < self.bs: raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
 
     def n_batches(self) -> int:

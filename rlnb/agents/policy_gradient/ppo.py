@@ -331,18 +331,19 @@ class PPOConfig:
     env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
 
     def __post_init__(self):
-        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, lr=LEARNING_RATE,
-                     lr_schedule=one_of('linear', 'constant'), gamma=UNIT, gae_lambda=UNIT, clip=POSITIVE, clip_schedule=one_of('linear', 'constant'),
-                     clip_vf=POSITIVE_OR_NONE, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
-                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
-        if self.n_steps * self.n_envs < self.bs:
-            raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs} rows is smaller than the minibatch '
-                             f'size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
-
-    def n_batches(self) -> int:
-        "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches per epoch"
+        check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'n_steps', 'bs', 'n_epochs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
+                     **dict.fromkeys(('lr_schedule', 'clip_schedule'), one_of('linear', 'constant')), **dict.fromkeys(('vf_coef', 'ent_coef'), NON_NEGATIVE),
+                     **dict.fromkeys(('gamma', 'gae_lambda'), UNIT), **dict.fromkeys(('clip_vf', 'grad_clip'), POSITIVE_OR_NONE), lr=LEARNING_RATE,
+                     clip=POSITIVE, hidden=LAYERS, log_std_init=FINITE, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
         rows = self.n_steps * self.n_envs
-        return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
+        if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} rows is smaller than the minibatch size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
+
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82933aee
+@patch
+def n_batches(self: PPOConfig) -> int:
+    "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches per epoch"
+    rows = self.n_steps * self.n_envs
+    return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #a0ff31c4
 def pg_learner(env_id: str,            # a registered gymnasium id

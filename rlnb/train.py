@@ -16,7 +16,7 @@ import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .data.gym import make_envs, observation_envs, evaluate, record_video, EnvError
+from .data.gym import make_envs, observation_envs, evaluate, record_video, episode_frames, save_gif, EnvError
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
@@ -240,7 +240,8 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
         return _run(learn, run_dir, meta['seed'], video)
 
 # %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, env: str | None = None) -> dict:
+def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, env: str | None = None,
+                    gif=None) -> dict:   # `gif`: also write the first episode as an animated GIF to this path
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
     meta = load_checkpoint(path).get('meta') or {}
     if 'algo' not in meta: raise CheckpointError(f"'{path}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
@@ -256,6 +257,7 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, en
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
         if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]
+        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], learn.evaluator.eval_agent, seed=seed), gif))
         return out
 
 # %% ../nbs/20_train.ipynb #7149946c
@@ -286,6 +288,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument('checkpoint', help='a checkpoint file written by rlnb train')
     e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
     e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
+    e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
     e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
@@ -319,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == 'train':
             if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
             print(json.dumps(_train_cmd(args)))
-        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env)))
+        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif)))
         elif args.command == 'presets':
             for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:

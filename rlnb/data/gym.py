@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import multiprocessing, os, signal, threading, time, warnings
+import atexit, multiprocessing, os, shutil, signal, sys, tempfile, threading, time, warnings
 from typing import Any, Callable, NamedTuple, Sequence
 from fastcore.basics import patch
 import numpy as np
@@ -24,7 +24,7 @@ from ..agent import space_kind
 __all__ = ['EnvError', 'make_envs', 'observation_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot',
            'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger', 'NStepReturns',
            'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames',
-           'animate', 'save_gif', 'record_video']
+           'animate', 'save_gif', 'record_video', 'virtual_display']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -38,7 +38,8 @@ def _guarded_worker(*args, **kwargs):
         while os.getppid() == parent: time.sleep(0.2)
         os._exit(1)
     threading.Thread(target=watch, daemon=True).start()
-    _async_worker(*args, **kwargs)
+    try: _async_worker(*args, **kwargs)
+    except (BrokenPipeError, ConnectionResetError): sys.exit(0)   # the parent closed its end first: nobody is left to tell, so no traceback
 
 _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
@@ -517,6 +518,16 @@ def close(self: EvalCallback):
     "Close the evaluation envs and their worker processes (safe to call twice)"
     self.envs.close()
 
+# %% ../../nbs/05_data.gym.ipynb #f65d534e
+def _quiet_pygame():
+    "Give pygame what it needs to render without a desktop session: a valid `XDG_RUNTIME_DIR` and no import banner"
+    os.environ.setdefault('PYGAME_HIDE_SUPPORT_PROMPT', '1')
+    d = os.environ.get('XDG_RUNTIME_DIR')
+    if os.name != 'posix' or (d and os.path.isdir(d) and os.access(d, os.W_OK)): return
+    d = os.path.join(tempfile.gettempdir(), f'rlnb-runtime-{os.getuid()}')
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    os.environ['XDG_RUNTIME_DIR'] = d
+
 # %% ../../nbs/05_data.gym.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
@@ -533,6 +544,7 @@ def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_
 
 def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
+    _quiet_pygame()
     env, frames = _readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), []
     try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
@@ -564,12 +576,29 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
     from pathlib import Path
+    _quiet_pygame()
     env = gym.wrappers.RecordVideo(_readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), str(video_dir),
                                    episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
     try:
         for k in range(n_episodes): play_episode(env, agent, seed + k)
     finally: env.close()
     return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
+
+# %% ../../nbs/05_data.gym.ipynb #489ec4f2
+def virtual_display(size: tuple = (1024, 768)):  # (width, height) of the screen in pixels
+    "Start an in-memory X screen for `render_mode='human'` where there is none; returns its `Display` (`.stop()` it), or `None` where a screen exists"
+    _quiet_pygame()
+    if sys.platform != 'linux' or os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY'): return None
+    if shutil.which('Xvfb') is None:
+        raise RuntimeError("render_mode='human' needs a screen and this machine has none; virtual_display() starts one with Xvfb, "
+                           "which is not installed: apt-get install -y xvfb (Debian, Ubuntu, Colab). Or render with "
+                           "render_mode='rgb_array': episode_frames, animate and save_gif need no screen")
+    if os.environ.get('SDL_VIDEODRIVER') in ('dummy', 'offscreen'):
+        warnings.warn(f"SDL_VIDEODRIVER={os.environ.pop('SDL_VIDEODRIVER')} would keep pygame windows off the virtual display; unset it")
+    from pyvirtualdisplay import Display
+    disp = Display(visible=False, size=size).start()
+    atexit.register(lambda: disp.is_alive() and disp.stop())
+    return disp
 
 # %% ../../nbs/05_data.gym.ipynb #389b732a
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:

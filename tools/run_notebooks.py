@@ -1,0 +1,61 @@
+#!/usr/bin/env python
+"""Run the notebooks top to bottom in a real Jupyter kernel, as a reader does.
+
+`nbdev-test` runs the cells in-process with `IN_TEST` set; this runs the same cells (the cells flagged with
+`tst_flags`, e.g. `#| slow`, are left out exactly as `nbdev-test` leaves them out) in a fresh `python3`
+kernel per notebook, from the notebook's folder, so that a cell relying on test-only state, a missing import
+or an output that breaks rendering is caught. Prints one line per notebook and ends with `N passed, M failed`.
+
+    python tools/run_notebooks.py                 # every notebook in nbs/
+    python tools/run_notebooks.py nbs/00_core.ipynb --flags slow   # one notebook, slow cells included
+"""
+import argparse, json, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from nbdev.config import get_config
+from nbdev.test import nb_test_cells
+
+MAX_OUTPUT = 1_000_000   # bytes: a bigger output is too big for GitHub's and the docs site's renderers
+
+def output_problems(nb) -> list:
+    "What in an executed `nb` would break rendering: an invalid notebook, or an output over `MAX_OUTPUT` bytes"
+    try: nbformat.validate(nb)
+    except nbformat.ValidationError as e: return [f'invalid notebook after execution: {e.message}']
+    return [f'cell {c.id}: an output of {n:,} bytes (over {MAX_OUTPUT:,}); make it smaller or flag the cell slow'
+            for c in nb.cells if c.cell_type == 'code'
+            for n in (len(json.dumps(o)) for o in c.outputs) if n > MAX_OUTPUT]
+
+def run_notebook(path: Path, skip_flags: list, timeout: int) -> tuple:
+    "Execute the cells of `path` that `nbdev-test` would run, in a fresh kernel; returns (path, seconds, problems)"
+    nb, start = nbformat.read(path, as_version=4), time.time()
+    keep = {c.id for c in nb_test_cells(path, skip_flags=skip_flags)}
+    nb.cells = [c for c in nb.cells if c.cell_type != 'code' or c.id in keep]
+    client = NotebookClient(nb, timeout=timeout, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}})
+    try: client.execute()
+    except CellExecutionError as e: return path, time.time() - start, [str(e)]
+    except (CellTimeoutError, DeadKernelError) as e: return path, time.time() - start, [f'{type(e).__name__}: {e}']
+    return path, time.time() - start, output_problems(nb)
+
+def main(argv=None) -> int:
+    cfg = get_config()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('paths', nargs='*', type=Path, help='notebooks to run (default: every notebook in nbs/)')
+    p.add_argument('--flags', nargs='*', default=[], help='flags of cells to run after all, as nbdev-test --flags')
+    p.add_argument('--n-workers', type=int, default=2, help='notebooks run at once')
+    p.add_argument('--timeout', type=int, default=int(cfg.get('cell_timeout', 600)), help='seconds per cell')
+    a = p.parse_args(argv)
+    paths = a.paths or sorted(q for q in Path(cfg.nbs_path).glob('*.ipynb') if not q.name.startswith(('_', '.')))
+    skip = [f for f in str(cfg.tst_flags).split() if f not in a.flags]
+    failed = 0
+    with ProcessPoolExecutor(a.n_workers) as pool:
+        for path, secs, problems in pool.map(run_notebook, paths, [skip] * len(paths), [a.timeout] * len(paths)):
+            failed += bool(problems)
+            print(f"{'FAIL' if problems else 'ok  '} {path.name} ({secs:.0f} s)", flush=True)
+            for msg in problems: print('     ' + msg.replace('\n', '\n     '), flush=True)
+    print(f'{len(paths) - failed} passed, {failed} failed')
+    return int(failed > 0)
+
+if __name__ == '__main__': sys.exit(main())

@@ -154,6 +154,10 @@ _TMP_RE = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')   # what `atomic_write`'s `mk
 class CheckpointError(RuntimeError):
     "A checkpoint file is missing, truncated, untrusted or not an rlnb checkpoint"
 
+def _umask() -> int:
+    "The process's file-creation mask"
+    mask = os.umask(0o022); os.umask(mask); return mask
+
 @contextmanager
 def atomic_write(path, mode: str = 'wb', **kwargs):
     "A file to write that replaces `path` whole when the block ends (flushed and fsynced), or is removed on any error; first removes killed writes' leftovers beside it"
@@ -163,6 +167,7 @@ def atomic_write(path, mode: str = 'wb', **kwargs):
         if _TMP_RE.match(old.name): old.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
     try:
+        if hasattr(os, 'fchmod'): os.fchmod(fd, 0o666 & ~_umask())   # mkstemp's 0600 would hide the file from the user's group
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
             f.flush(); os.fsync(f.fileno())

@@ -9,8 +9,8 @@ or an output that breaks rendering is caught. Prints one line per notebook and e
     python tools/run_notebooks.py                 # every notebook in nbs/
     python tools/run_notebooks.py nbs/00_core.ipynb --flags slow   # one notebook, slow cells included
 """
-import argparse, json, sys, time
-from concurrent.futures import ProcessPoolExecutor
+import argparse, json, os, sys, time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
@@ -28,13 +28,24 @@ def output_problems(nb) -> list:
             for c in nb.cells if c.cell_type == 'code'
             for n in (len(json.dumps(o)) for o in c.outputs) if n > MAX_OUTPUT]
 
-def run_notebook(path: Path, skip_flags: list, timeout: int) -> tuple:
+def code_size(path: Path) -> int:
+    "Characters of code in the notebook at `path`: a rough guide to how long it runs"
+    return sum(len(c.source) for c in nbformat.read(path, as_version=4).cells if c.cell_type == 'code')
+
+def reader_env(n_workers: int = 1) -> dict:
+    "The environment of a reader's kernel: no `IN_TEST`, and the cores shared between the kernels running at once"
+    env = {k: v for k, v in os.environ.items() if k != 'IN_TEST'}
+    env.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 1) // n_workers)))   # torch in two kernels, two threads each, on
+    return env                                                                         # two cores: small updates run up to 100x slower
+
+def run_notebook(path: Path, skip_flags: list, timeout: int, n_workers: int = 1) -> tuple:
     "Execute the cells of `path` that `nbdev-test` would run, in a fresh kernel; returns (path, seconds, problems)"
     nb, start = nbformat.read(path, as_version=4), time.time()
     keep = {c.id for c in nb_test_cells(path, skip_flags=skip_flags)}
     nb.cells = [c for c in nb.cells if c.cell_type != 'code' or c.id in keep]
-    client = NotebookClient(nb, timeout=timeout, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}})
-    try: client.execute()
+    client = NotebookClient(nb, timeout=timeout, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}},
+                            extra_arguments=['--IPKernelApp.log_level=ERROR'])   # not the warning that the kernel's local TCP is unencrypted
+    try: client.execute(env=reader_env(n_workers))
     except CellExecutionError as e: return path, time.time() - start, [str(e)]
     except (CellTimeoutError, DeadKernelError) as e: return path, time.time() - start, [f'{type(e).__name__}: {e}']
     return path, time.time() - start, output_problems(nb)
@@ -50,8 +61,10 @@ def main(argv=None) -> int:
     paths = a.paths or sorted(q for q in Path(cfg.nbs_path).glob('*.ipynb') if not q.name.startswith(('_', '.')))
     skip = [f for f in str(cfg.tst_flags).split() if f not in a.flags]
     failed = 0
-    with ProcessPoolExecutor(a.n_workers) as pool:
-        for path, secs, problems in pool.map(run_notebook, paths, [skip] * len(paths), [a.timeout] * len(paths)):
+    with ProcessPoolExecutor(a.n_workers) as pool:   # the biggest notebooks first, so that no long one starts last
+        jobs = [pool.submit(run_notebook, p, skip, a.timeout, a.n_workers) for p in sorted(paths, key=code_size, reverse=True)]
+        for job in as_completed(jobs):
+            path, secs, problems = job.result()
             failed += bool(problems)
             print(f"{'FAIL' if problems else 'ok  '} {path.name} ({secs:.0f} s)", flush=True)
             for msg in problems: print('     ' + msg.replace('\n', '\n     '), flush=True)

@@ -14,6 +14,8 @@ from .callback import *
 from .learner import *
 from .agent import *
 from .data.gym import *
+from .data.nstep import *
+from .data.eval import *
 from .memory.experience_replay import *
 from .agents.dqn.core import *
 from .agents.dqn.targets import *

@@ -16,7 +16,8 @@ import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .data.gym import make_envs, observation_envs, evaluate, record_video, episode_frames, save_gif, EnvError
+from .data.gym import make_envs, observation_envs, EnvError
+from .data.eval import evaluate, record_video, episode_frames, save_gif
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train

@@ -1,4 +1,4 @@
-"""Vector environments, the collectors that turn them into transitions or rollouts, n-step returns, and the evaluator.
+"""Vector environments and the collectors that turn them into transitions or rollouts, with exact resume and env workers that fail loudly.
 
 Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import atexit, multiprocessing, os, shutil, signal, sys, tempfile, threading, time, warnings
+import multiprocessing, os, signal, sys, threading, time, warnings
 from typing import Any, Callable, NamedTuple, Sequence
 from fastcore.basics import patch
 import numpy as np
@@ -15,16 +15,15 @@ import gymnasium as gym
 import torchdata.nodes as tn
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.async_vector_env import _async_worker
-from ..core import Step, Seeder, tree_map, tree_index, tree_stack, tree_leaves
+from ..core import Step, Seeder, tree_map, tree_stack, tree_leaves
 from ..loop import Loop
 from ..callback import Callback, Metrics
 from ..agent import space_kind
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'observation_envs', 'to_tensor', 'Collector', 'env_snapshot', 'restore_env_snapshot',
-           'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger', 'NStepReturns',
-           'Rollout', 'RolloutCollector', 'EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames',
-           'animate', 'save_gif', 'record_video', 'virtual_display']
+__all__ = ['EnvError', 'make_envs', 'observation_envs', 'ScriptedEnv', 'to_tensor', 'Collector', 'env_snapshot',
+           'restore_env_snapshot', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger',
+           'Rollout', 'RolloutCollector']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -91,6 +90,28 @@ def observation_envs(envs: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
 def _readable(env: gym.Env) -> gym.Env:
     "One env with the observations `observation_envs` gives its vector version"
     return gym.wrappers.FlattenObservation(env) if any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(env.observation_space)) else env
+
+# %% ../../nbs/05_data.gym.ipynb #b507f742
+class ScriptedEnv(gym.Env):
+    "A test env that plays a script: obs `[k]` and reward `k` at step k, ending after `length` steps; faults on request"
+    observation_space = gym.spaces.Box(-1e6, 1e6, (1,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+    def __init__(self, length=3, ending='terminated', fail_at=None, die_at=None, hang_at=None, reset_fault=None, nan_at=None):
+        self.length, self.ending, self.episode, self.reset_fault = length, ending, -1, reset_fault
+        self.fail_at, self.die_at, self.hang_at, self.nan_at, self.total = fail_at, die_at, hang_at, nan_at, 0
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed); self.episode += 1; self.k = 0
+        if self.reset_fault == 'raise': raise RuntimeError('scripted reset failure')
+        if self.reset_fault == 'die': os._exit(4)
+        if self.reset_fault == 'hang': time.sleep(3600)
+        return np.array([100. * self.episode], np.float32), {}
+    def step(self, action):
+        self.k += 1; self.total += 1
+        if self.total == self.fail_at: raise RuntimeError(f'scripted failure at step {self.total}')
+        if self.total == self.die_at: os._exit(3)
+        if self.total == self.hang_at: time.sleep(3600)
+        end = self.k == self.length
+        return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
 
 # %% ../../nbs/05_data.gym.ipynb #b36c6a74
 def to_tensor(x):
@@ -327,72 +348,6 @@ class EpisodeLogger(Callback):
         col = find_collector(self.learn)
         self.learn.metrics.log('env_restarts', col.restarts, col.env_step)
 
-# %% ../../nbs/05_data.gym.ipynb #4bdd33dd
-class NStepReturns(tn.BaseNode):
-    "Turns 1-step `Step` batches (with `env_id`) from `source` into `n`-step transitions with discount `gamma`"
-    def __init__(self, source: tn.BaseNode, n: int, gamma: float, n_envs: int):
-        super().__init__()
-        if n < 1: raise ValueError(f'n must be at least 1, got {n}.')
-        if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
-        self.source, self.n, self.gamma, self.n_envs = source, n, gamma, n_envs
-        self.disc = np.float32(gamma) ** np.arange(n + 1, dtype=np.float32)   # γ^age for every age a slot can have, in float32 like the returns
-
-    def reset(self, initial_state: dict | None = None):
-        super().reset(initial_state)
-        self.source.reset(initial_state['source'] if initial_state else None)
-        ring = initial_state['ring'] if initial_state else None     # lazily allocated from the first item
-        self.ring = None if ring is None else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step'])))
-        self.head = np.zeros(self.n_envs, np.int64) if not initial_state else initial_state['head'].numpy().copy()
-        if ring is not None and getattr(self.source, 'restarted', False): self.ring['pending'][:] = False   # their episodes were abandoned
-        self._restarts = getattr(self.source, 'restarts', 0)
-
-    def get_state(self) -> dict:   # tensors in plain dicts: checkpoints load with weights_only
-        ring = None if self.ring is None else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict()))
-        return {'source': self.source.state_dict(), 'ring': ring, 'head': torch.from_numpy(self.head.copy())}
-
-# %% ../../nbs/05_data.gym.ipynb #25dc0d96
-@patch
-def _alloc_ring(self: NStepReturns, s: Step) -> dict:
-    "Numpy slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
-    slots = lambda x: np.zeros((self.n, self.n_envs, *x.shape[1:]), dtype=x.numpy().dtype)
-    shape = (self.n, self.n_envs)
-    return dict(step=tree_map(slots, s._replace(next_obs=None)), ret=np.zeros(shape, np.float32), age=np.zeros(shape, np.int64), pending=np.zeros(shape, bool))
-
-@patch
-def next(self: NStepReturns) -> Step:
-    s = next(self.source)
-    if self.ring is None: self.ring = self._alloc_ring(s)
-    if getattr(self.source, 'restarts', 0) != self._restarts:   # the envs were rebuilt: the pending transitions' episodes are gone
-        self._restarts = self.source.restarts; self.ring['pending'][:] = False
-    R, e_B, N = self.ring, s.env_id.numpy(), self.n_envs
-    slot_B = self.head[e_B]
-    tree_map(lambda buf, x: buf.__setitem__((slot_B, e_B), x.numpy()), R['step'], s._replace(next_obs=None))
-    R['ret'][slot_B, e_B] = 0.; R['age'][slot_B, e_B] = 0; R['pending'][slot_B, e_B] = True
-    self.head[e_B] = (slot_B + 1) % self.n
-    rew_N = np.zeros(N, np.float32); rew_N[e_B] = s.reward.numpy()
-    here_N = np.zeros(N, bool); here_N[e_B] = True
-    live = R['pending'] & here_N
-    R['ret'] += np.where(live, self.disc[R['age']] * rew_N, np.float32(0.))
-    R['age'] += live
-    done_N = np.zeros(N, bool); done_N[e_B] = s.terminated.numpy() | s.truncated.numpy()
-    emit = live & ((R['age'] == self.n) | done_N)
-    return self._emit(s, emit)
-
-# %% ../../nbs/05_data.gym.ipynb #4ba53651
-@patch
-def _emit(self: NStepReturns, s: Step, emit) -> Step:
-    R, t = self.ring, torch.from_numpy
-    env, slot = emit.T.nonzero()                                   # env-major order
-    order = np.argsort(env * (self.n + 1) - R['age'][slot, env], kind='stable')
-    env, slot = env[order], slot[order]
-    row_N = np.full(self.n_envs, -1, np.int64); row_N[s.env_id.numpy()] = np.arange(len(s.env_id))
-    row = row_N[env]                                               # the row of each emitted transition's env in this step
-    out = tree_map(lambda buf: t(buf[slot, env]), R['step'])       # fancy indexing copies: the ring can be overwritten
-    out = out._replace(reward=t(R['ret'][slot, env]), next_obs=tree_map(lambda x: t(x.numpy().take(row, 0)), s.next_obs),
-                       terminated=t(s.terminated.numpy().take(row)), truncated=t(s.truncated.numpy().take(row)), n_step=t(R['age'][slot, env]))
-    R['pending'][slot, env] = False
-    return out
-
 # %% ../../nbs/05_data.gym.ipynb #d4290ede
 class Rollout(NamedTuple):
     "T steps of N envs, with the agent's outputs and the bootstrap observation"
@@ -447,158 +402,11 @@ def _screen_rollout(r: Rollout, count_T: np.ndarray):
         raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
                          "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
 
-# %% ../../nbs/05_data.gym.ipynb #c19b3977
-class EvalResult(NamedTuple):
-    "Returns and lengths of the evaluated episodes, in env order, with their summary"
-    mean: float
-    std: float
-    min: float
-    max: float
-    returns: list
-    lengths: list
-
-def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | None = 0, deterministic: bool = True, timeout: float = 10.) -> EvalResult:
-    "Run `n_episodes` episodes spread over `envs` with per-env quotas; return their returns and lengths"
-    N = envs.num_envs
-    if n_episodes < 1: raise ValueError(f'n_episodes must be at least 1, got {n_episodes}.')
-    quota = np.array([n_episodes // N + (i < n_episodes % N) for i in range(N)])
-    got = [[] for _ in range(N)]
-    obs, _ = _reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
-    ret, length, autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    while any(len(g) < q for g, q in zip(got, quota)):
-        act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
-        obs, rew, term, trunc, _ = _step_envs(envs, act.cpu().numpy(), timeout)
-        valid = ~autoreset
-        ret += np.where(valid, rew, 0.); length += valid
-        autoreset = term | trunc
-        for i in np.flatnonzero(autoreset & valid):
-            if len(got[i]) < quota[i]: got[i].append((float(ret[i]), int(length[i])))
-            ret[i], length[i] = 0., 0
-    rets = [r for g in got for r, _ in g]
-    return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
-
-# %% ../../nbs/05_data.gym.ipynb #45980cfe
-class EvalCallback(Callback):
-    "Every `every` env steps, evaluate `agent` on `envs` for `n_episodes` episodes and log `eval_return`"
-    order = 20
-    def __init__(self, envs: gym.vector.VectorEnv, agent, every: int, n_episodes: int = 20, threshold: float | None = None, seed: int = 10_000, timeout: float = 10.):
-        self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed, self.timeout = envs, agent, every, n_episodes, threshold, seed, timeout
-        self.next_eval, self.solved_at, self.wall = every, None, 0.
-
-    def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
-
-    def after_batch(self):
-        col = self._col
-        if col.env_step < self.next_eval: return
-        self.evaluate(col.env_step)
-        self.next_eval = (col.env_step // self.period + 1) * self.period
-
-    def evaluate(self, env_step: int) -> EvalResult:
-        "Evaluate now and log the result at `env_step`"
-        t0 = time.perf_counter()
-        res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
-        self.wall += time.perf_counter() - t0
-        self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
-        if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
-        self.last = res
-        return res
-
-    def state_dict(self) -> dict: return super().state_dict() | dict(next_eval=self.next_eval, solved_at=self.solved_at)
-    def load_state_dict(self, state: dict):
-        super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
-
-# %% ../../nbs/05_data.gym.ipynb #c7d0f326
+# %% ../../nbs/05_data.gym.ipynb #abd4f628
 @patch
 def close(self: Collector):
     "Close the envs and their worker processes (safe to call twice)"
     self.envs.close()
-
-@patch
-def close(self: EvalCallback):
-    "Close the evaluation envs and their worker processes (safe to call twice)"
-    self.envs.close()
-
-# %% ../../nbs/05_data.gym.ipynb #f65d534e
-def _quiet_pygame():
-    "Give pygame what it needs to render without a desktop session: a valid `XDG_RUNTIME_DIR` and no import banner"
-    os.environ.setdefault('PYGAME_HIDE_SUPPORT_PROMPT', '1')
-    d = os.environ.get('XDG_RUNTIME_DIR')
-    if os.name != 'posix' or (d and os.path.isdir(d) and os.access(d, os.W_OK)): return
-    d = os.path.join(tempfile.gettempdir(), f'rlnb-runtime-{os.getuid()}')
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    os.environ['XDG_RUNTIME_DIR'] = d
-
-# %% ../../nbs/05_data.gym.ipynb #2af5edf3
-def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
-    "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
-    obs, _ = env.reset(seed=seed)
-    if on_step: on_step()
-    ret, n = 0., 0
-    for n in range(1, max_steps + 1):
-        act, _ = agent.act(tree_map(lambda x: torch.as_tensor(x)[None], obs), deterministic=True)
-        obs, r, term, trunc, _ = env.step(act[0].cpu().numpy())
-        ret += float(r)
-        if on_step: on_step()
-        if term or trunc: break
-    return ret, n
-
-def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
-    "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
-    _quiet_pygame()
-    env, frames = _readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), []
-    try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
-    finally: env.close()
-    return frames
-
-def animate(frames: list, fps: int = 30, width: float = 4.):
-    "An inline HTML animation of `frames`"
-    import matplotlib.pyplot as plt
-    from matplotlib import animation
-    from IPython.display import HTML
-    h, w = frames[0].shape[:2]
-    fig = plt.figure(figsize=(width, width * h / w)); ax = fig.add_axes([0, 0, 1, 1]); ax.axis('off')
-    im = ax.imshow(frames[0])
-    anim = animation.FuncAnimation(fig, lambda i: [im.set_data(frames[i])], frames=len(frames), interval=1000 / fps)
-    html = HTML(anim.to_jshtml()); plt.close(fig)
-    return html
-
-def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
-    "Write `frames` as an animated GIF (downscaled by `scale`) to `path`"
-    from PIL import Image
-    imgs = [Image.fromarray(f) for f in frames]
-    if scale != 1: imgs = [i.resize((int(i.width * scale), int(i.height * scale))) for i in imgs]
-    imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
-    return path
-
-# %% ../../nbs/05_data.gym.ipynb #61899495
-def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
-    "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
-    try: import moviepy  # noqa: F401  (RecordVideo needs it)
-    except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
-    from pathlib import Path
-    _quiet_pygame()
-    env = gym.wrappers.RecordVideo(_readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), str(video_dir),
-                                   episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
-    try:
-        for k in range(n_episodes): play_episode(env, agent, seed + k)
-    finally: env.close()
-    return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
-
-# %% ../../nbs/05_data.gym.ipynb #489ec4f2
-def virtual_display(size: tuple = (1024, 768)):  # (width, height) of the screen in pixels
-    "Start an in-memory X screen for `render_mode='human'` where there is none; returns its `Display` (`.stop()` it), or `None` where a screen exists"
-    _quiet_pygame()
-    if sys.platform != 'linux' or os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY'): return None
-    if shutil.which('Xvfb') is None:
-        raise RuntimeError("render_mode='human' needs a screen and this machine has none; virtual_display() starts one with Xvfb, "
-                           "which is not installed: apt-get install -y xvfb (Debian, Ubuntu, Colab). Or render with "
-                           "render_mode='rgb_array': episode_frames, animate and save_gif need no screen")
-    if os.environ.get('SDL_VIDEODRIVER') in ('dummy', 'offscreen'):
-        warnings.warn(f"SDL_VIDEODRIVER={os.environ.pop('SDL_VIDEODRIVER')} would keep pygame windows off the virtual display; unset it")
-    from pyvirtualdisplay import Display
-    disp = Display(visible=False, size=size).start()
-    atexit.register(lambda: disp.is_alive() and disp.stop())
-    return disp
 
 # %% ../../nbs/05_data.gym.ipynb #389b732a
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:

@@ -18,7 +18,9 @@ from ...core import (Step, Seeder, tree_leaves, check_fields, one_of, POSITIVE_I
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
-from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, NStepReturns, EpisodeLogger, EvalCallback, find_collector
+from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, EpisodeLogger, find_collector
+from ...data.nstep import NStepReturns
+from ...data.eval import EvalCallback
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch, PrioritizedSampler
 
 # %% auto #0
@@ -234,7 +236,6 @@ def adam(params, lr: float, eps: float = 1e-8):
     "Adam: `FusedAdam` where this torch build supports fused Adam, else torch's default"
     try: return FusedAdam(params, lr=lr, eps=eps)
     except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
-
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Callable | None = None, make_loss: Callable | None = None,

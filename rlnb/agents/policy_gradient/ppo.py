@@ -20,7 +20,8 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
-from ...data.gym import make_envs, observation_envs, Rollout, RolloutCollector, EpisodeLogger, EvalCallback, find_collector
+from ...data.gym import make_envs, observation_envs, Rollout, RolloutCollector, EpisodeLogger, find_collector
+from ...data.eval import EvalCallback
 from ..dqn.core import flatten_obs, mlp, adam, GradClipCallback, StopWhenSolvedCallback, train
 
 # %% auto #0

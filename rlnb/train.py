@@ -146,7 +146,10 @@ class BestCheckpointCallback(Callback):
     order = 25   # after the evaluator
     def __init__(self, path): self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
 
-    def after_batch(self):
+    def after_batch(self): self.consider()
+
+    def consider(self):
+        "Save the learner if an evaluation has been logged since the last call and it beats the best mean so far"
         steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
         if len(steps) == self.seen: return
         self.seen = len(steps)
@@ -171,7 +174,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     with open(out/'metrics.csv', 'a', newline='') as f:   # the logger closed with fit; the final evaluation belongs in the file too
         csv.writer(f).writerows([[col.env_step, 'eval_return', final.mean], [col.env_step, 'eval_std', final.std]])
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
-    best.after_batch()   # the final evaluation may be the best
+    best.consider()   # the final evaluation, logged after fit, may be the best
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
     summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
                    sps=round((col.env_step - col.start_step) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,

@@ -8,7 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agent.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-from typing import Any, Callable
+from typing import Callable
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -123,7 +123,6 @@ class EpsilonGreedySelector(Selector):
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.env_step = state['env_step']; return self
-
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
 class CategoricalSelector(Selector):

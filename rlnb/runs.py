@@ -88,7 +88,7 @@ def check_device(device: str) -> str:
         raise ValueError(f"--device {device}: no CUDA device is available here (torch.cuda.is_available() is False): use --device cpu.")
     if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
         raise ValueError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
-    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(f"--device mps: MPS is not available here: use --device cpu.")
+    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError("--device mps: MPS is not available here: use --device cpu.")
     return device
 
 # %% ../nbs/19_runs.ipynb #e5b231a6

@@ -10,13 +10,12 @@ import math, warnings
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from fastcore.basics import patch
-from typing import Any, NamedTuple
+from typing import NamedTuple
 import numpy as np
 import torch
 import torch.utils._pytree as _pt
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_leaves, tree_cat, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
-from ..agent import LinearSchedule
+from ..core import Step, Seeder, tree_cat, rng_state, set_rng_state, save_checkpoint, load_checkpoint, CheckpointError
 
 # %% auto #0
 __all__ = ['available_memory', 'Storage', 'UniformSampler', 'SumTree', 'PrioritizedSampler', 'ReplayBatch', 'ExperienceReplay']
@@ -142,7 +141,6 @@ def get(self: Storage, idx) -> Step:
         leaves = [None if b is None else b.index_select(0, idx) for b in self.bufs]
     return Step(*leaves) if self._simple else _pt.tree_unflatten(leaves, self.spec)
 
-
 # %% ../../nbs/06_memory.experience_replay.ipynb #598a3590
 class UniformSampler:
     "Uniform slots, without replacement within a batch unless `replacement`"
@@ -172,7 +170,6 @@ class UniformSampler:
     def state_dict(self) -> dict: self._settle(); return {'rng': rng_state(self.rng)}
     def load_state_dict(self, state: dict): self._pool = None; set_rng_state(self.rng, state['rng']); return self
 
-
 # %% ../../nbs/06_memory.experience_replay.ipynb #5d56de46
 @patch
 def _slots(self: UniformSampler, size: int, n: int) -> np.ndarray:
@@ -192,7 +189,6 @@ def _settle(self: UniformSampler):
         self.rng.bit_generator.state = self._mark
         self.rng.integers(0, self._bound, self._pos)
     self._pool, self._pos = None, 0
-
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #6a4f773e
 class SumTree:
@@ -352,7 +348,6 @@ def _finite_rows(self: ExperienceReplay, step: Step):
             bad = ~ok if bad is None else bad | ~ok
     return bad
 
-
 # %% ../../nbs/06_memory.experience_replay.ipynb #5c27c192
 @patch
 def _clean(self: ExperienceReplay, step: Step) -> Step:
@@ -395,7 +390,6 @@ def _write(self: ExperienceReplay, xs: list) -> int:
 def add(self: ExperienceReplay, step: Step) -> int:
     "Store the rows of `step` (checking for NaN/inf first); returns how many were stored"
     return self._write(self._checked(step))
-
 
 # %% ../../nbs/06_memory.experience_replay.ipynb #62013203
 @patch

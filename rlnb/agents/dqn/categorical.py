@@ -8,7 +8,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.categorical.html.md"""
 from __future__ import annotations
 import torch
 from torch import nn
-import torch.nn.functional as F
 from ...core import Step
 from ...memory.experience_replay import ReplayBatch
 from .core import DQNConfig, dqn_learner, flatten_obs, mlp

@@ -6,8 +6,7 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.core.html.md"""
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #5c50ef23
 from __future__ import annotations
-from dataclasses import dataclass, field, asdict
-from functools import partial
+from dataclasses import dataclass, field
 from typing import Callable
 import torch
 from torch import nn
@@ -18,7 +17,7 @@ from ...core import (Step, Seeder, tree_leaves, check_fields, one_of, POSITIVE_I
 from ...callback import Callback, Recorder, ProgressCallback
 from ...learner import Learner
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
-from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, EpisodeLogger, find_collector
+from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, EpisodeLogger
 from ...data.nstep import NStepReturns
 from ...data.eval import EvalCallback
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch, PrioritizedSampler

@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.dueling.html.md"""
 
 # %% ../../../nbs/10d_agents.dqn.dueling.ipynb #823bfb30
 from __future__ import annotations
-import torch
 from torch import nn
 from .core import QNetwork, DQNConfig
 from .double import double_dqn_learner

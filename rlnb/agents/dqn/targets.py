@@ -7,7 +7,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.targets.html.md"""
 # %% ../../../nbs/10b_agents.dqn.targets.ipynb #7c631326
 from __future__ import annotations
 import copy
-from functools import partial
 import torch
 from torch import nn
 from ...callback import Callback

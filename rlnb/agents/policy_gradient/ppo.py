@@ -8,9 +8,8 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.ppo.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 from fastcore.basics import patch
-import numpy as np
 import torch
 from torch import nn
 import torch.nn.functional as F

@@ -102,6 +102,11 @@ def _quiet_pygame():
     os.makedirs(d, mode=0o700, exist_ok=True)
     os.environ['XDG_RUNTIME_DIR'] = d
 
+def _render_env(env_id: str, **kwargs) -> gym.Env:
+    "A single `env_id` that renders RGB arrays, with pygame quiet and observations as the agents read them"
+    _quiet_pygame()
+    return _readable(gym.make(env_id, render_mode='rgb_array', **kwargs))
+
 # %% ../../nbs/05c_data.eval.ipynb #2af5edf3
 def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
@@ -118,8 +123,7 @@ def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_
 
 def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
-    _quiet_pygame()
-    env, frames = _readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), []
+    env, frames = _render_env(env_id, **kwargs), []
     try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
     return frames
@@ -150,8 +154,7 @@ def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int =
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
     from pathlib import Path
-    _quiet_pygame()
-    env = gym.wrappers.RecordVideo(_readable(gym.make(env_id, render_mode='rgb_array', **kwargs)), str(video_dir),
+    env = gym.wrappers.RecordVideo(_render_env(env_id, **kwargs), str(video_dir),
                                    episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
     try:
         for k in range(n_episodes): play_episode(env, agent, seed + k)

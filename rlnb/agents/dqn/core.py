@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.core.html.md"""
 from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
+from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -219,17 +220,21 @@ class FusedAdam(torch.optim.Adam):
         self._lists = self._collect()
         return loss
 
-    def zero_grad(self, set_to_none: bool = True):
-        if not (set_to_none and self._lists): return super().zero_grad(set_to_none)
-        for p in self._lists[0]: p.grad = None
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #683b0886
+@patch
+def zero_grad(self: FusedAdam, set_to_none: bool = True):
+    if not (set_to_none and self._lists): return torch.optim.Adam.zero_grad(self, set_to_none)
+    for p in self._lists[0]: p.grad = None
 
-    def load_state_dict(self, state_dict):
-        self._lists = None   # new state tensors: collected again after the next (torch) step
-        super().load_state_dict(state_dict)
+@patch
+def load_state_dict(self: FusedAdam, state_dict):
+    self._lists = None   # new state tensors: collected again after the next (torch) step
+    torch.optim.Adam.load_state_dict(self, state_dict)
 
-    def add_param_group(self, param_group):
-        self._lists = None
-        super().add_param_group(param_group)
+@patch
+def add_param_group(self: FusedAdam, param_group):
+    self._lists = None
+    torch.optim.Adam.add_param_group(self, param_group)
 
 def adam(params, lr: float, eps: float = 1e-8):
     "Adam: `FusedAdam` where this torch build supports fused Adam, else torch's default"

@@ -13,7 +13,8 @@ sampler is timed too (add + sample + update_priorities). Ends with one JSON line
 import argparse, json, statistics, time
 import numpy as np, torch
 from rlnb.core import Step
-from rlnb.memory.experience_replay import ExperienceReplay, PrioritizedSampler
+from rlnb.memory.experience_replay import ExperienceReplay
+from rlnb.memory.samplers import PrioritizedSampler
 
 CAP, BS = 100_000, 256
 

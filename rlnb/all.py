@@ -16,6 +16,7 @@ from .agent import *
 from .data.gym import *
 from .data.nstep import *
 from .data.eval import *
+from .memory.samplers import *
 from .memory.experience_replay import *
 from .agents.dqn.core import *
 from .agents.dqn.targets import *

@@ -21,7 +21,8 @@ from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedul
 from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, EpisodeLogger
 from ...data.nstep import NStepReturns
 from ...data.eval import EvalCallback
-from ...memory.experience_replay import ExperienceReplay, ReplayBatch, PrioritizedSampler
+from ...memory.experience_replay import ExperienceReplay, ReplayBatch
+from ...memory.samplers import PrioritizedSampler
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'clip_grad_norm', 'GradClipCallback',

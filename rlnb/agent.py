@@ -31,14 +31,19 @@ class Selector:
     def __init__(self, seed: int | None = 0):
         self.gen = Seeder(seed).torch()
 
-    def check_space(self, space):
-        "Raise a `ValueError` naming the supported spaces unless this selector can act in `space`"
-        if space_kind(space) not in self.supported:
-            raise ValueError(f"{type(self).__name__} cannot act in a {space_kind(space)} action space ({space}); "
-                             f"it supports {', '.join(self.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
+    @classmethod
+    def check_kind(cls, space):
+        "Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s kind"
+        if space_kind(space) not in cls.supported:
+            raise ValueError(f"{cls.__name__} cannot act in a {space_kind(space)} action space ({space}); "
+                             f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
         if space_kind(space) == 'Discrete' and int(space.start) != 0:
-            raise ValueError(f"{type(self).__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
+            raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
                              "wrap the env in a gymnasium ActionWrapper that adds the offset.")
+
+    def check_space(self, space):
+        "Raise a `ValueError` unless this selector can act in `space` (its kind, and what the selector was built for)"
+        self.check_kind(space)
 
     def act(self, forward: Callable, obs, deterministic: bool = False):
         "Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the forward"
@@ -83,16 +88,20 @@ class ExponentialSchedule:
 class EpsilonGreedySelector(Selector):
     "Argmax of the Q-values, replaced by a uniformly random action with probability `schedule(env_step)`"
     supported = ('Discrete',)
-    def __init__(self, schedule=None, seed: int | None = 0):
+    def __init__(self, n_actions: int,          # the number of discrete actions, to draw random ones without the Q-values
+                 schedule=None,                  # ε as a function of the env step (default `LinearSchedule()`)
+                 seed: int | None = 0):
         super().__init__(seed)
-        self.schedule, self.env_step, self.n_actions = schedule or LinearSchedule(), 0, None
+        self.n_actions, self.schedule, self.env_step = n_actions, schedule or LinearSchedule(), 0
 
     @property
     def epsilon(self) -> float: return self.schedule(self.env_step)
 
     def check_space(self, space):
         super().check_space(space)
-        self.n_actions = int(space.n)   # known from here on: `act` can draw random actions without the Q-values
+        if int(space.n) != self.n_actions:
+            raise ValueError(f"This EpsilonGreedySelector draws from {self.n_actions} actions and the env has {int(space.n)} ({space}): "
+                             f"build it with EpsilonGreedySelector({int(space.n)}, ...).")
 
     def _draw(self, B: int, A: int):
         "ε, which of `B` rows explore (a numpy mask) and how many, and their random actions: the same draws whether the Q-values exist or not"
@@ -110,11 +119,11 @@ class EpsilonGreedySelector(Selector):
     def __call__(self, out, deterministic: bool = False):
         q_BA, info = _q_and_info(out)
         if deterministic: return q_BA.argmax(-1), info
-        return self._pick(q_BA, info, *self._draw(*q_BA.shape))
+        return self._pick(q_BA, info, *self._draw(len(q_BA), self.n_actions))
 
     def act(self, forward: Callable, obs, deterministic: bool = False):
         "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
-        if deterministic or self.n_actions is None: return self(forward(obs), deterministic)
+        if deterministic: return self(forward(obs), deterministic)
         x = _first_leaf(obs)
         eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
         if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}

@@ -252,13 +252,13 @@ def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Cal
     rebuild = lambda: observation_envs(make_envs(env_id, cfg.n_envs))
     envs = observation_envs(envs) if envs is not None else rebuild()   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
-    EpsilonGreedySelector().check_space(space)   # before anything is built: a clear message for unsupported action spaces
+    EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
     with torch.random.fork_rng():   # weight init from our seed, without touching the caller's global RNG
         torch.manual_seed(seeds[0].int())
         obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
         net = (make_net or (lambda o, a: QNetwork(o, a, cfg.hidden)))(obs_example, int(space.n)).to(cfg.device)
         loss = (make_loss or (lambda net, cfg: DQNLoss(net, cfg.gamma, loss=cfg.loss)))(net, cfg)
-    sel = EpsilonGreedySelector(LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
+    sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
     col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout, make_envs=rebuild, max_restarts=cfg.max_restarts)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)

@@ -17,7 +17,7 @@ import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, observation_envs, EnvError
-from .data.eval import evaluate, record_video, episode_frames, save_gif
+from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
 from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
@@ -131,13 +131,9 @@ def _config_json(p: Preset, learn: Learner, seed: int, over: dict) -> dict:
 def _plot_curve(metrics, path, threshold=None):
     "Episode returns and evaluation means over env steps, as a PNG"
     import matplotlib
-    matplotlib.use('Agg', force=False)
+    matplotlib.use('Agg', force=False)   # no window from the command line
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    if 'episode_return' in metrics: ax.plot(*metrics['episode_return'], lw=0.5, alpha=0.5, label='episode return')
-    if 'eval_return' in metrics: ax.plot(*metrics['eval_return'], 'o-', label='evaluation mean')
-    if threshold is not None: ax.axhline(threshold, ls='--', c='gray', label=f'threshold {threshold:g}')
-    ax.set_xlabel('env step'); ax.set_ylabel('return'); ax.legend(loc='lower right'); fig.tight_layout()
+    fig = plot_returns(metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #365ae586

@@ -17,8 +17,8 @@ from ..callback import Callback
 from .gym import find_collector, to_tensor, _readable, _reset_envs, _step_envs
 
 # %% auto #0
-__all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'play_episode', 'episode_frames', 'animate', 'save_gif', 'record_video',
-           'virtual_display']
+__all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'plot_returns', 'play_episode', 'episode_frames', 'animate', 'save_gif',
+           'record_video', 'virtual_display']
 
 # %% ../../nbs/05c_data.eval.ipynb #c19b3977
 class EvalResult(NamedTuple):
@@ -91,6 +91,21 @@ class EvalCallback(Callback):
 def close(self: EvalCallback):
     "Close the evaluation envs and their worker processes (safe to call twice)"
     self.envs.close()
+
+# %% ../../nbs/05c_data.eval.ipynb #fed59bb4
+def plot_returns(metrics: dict,                    # `learn.metrics.series`: {name: (env steps, values)}
+                 threshold: float | None = None,   # a dashed line at the mean return that counts as solved
+                 title: str | None = None):
+    "Episode returns and evaluation means over env steps, as a matplotlib figure"
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    if 'episode_return' in metrics: ax.plot(*metrics['episode_return'], lw=0.5, alpha=0.5, label='episode return')
+    if 'eval_return' in metrics: ax.plot(*metrics['eval_return'], 'o-', label='evaluation mean')
+    if threshold is not None: ax.axhline(threshold, ls='--', c='gray', label=f'threshold {threshold:g}')
+    ax.set_xlabel('env step'); ax.set_ylabel('return'); ax.legend(loc='lower right')
+    if title: ax.set_title(title)
+    fig.tight_layout()
+    return fig
 
 # %% ../../nbs/05c_data.eval.ipynb #f65d534e
 def _quiet_pygame():

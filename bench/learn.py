@@ -18,7 +18,7 @@ def run_one(algo, env, seed, overrides):
     from rlnb.train import get_preset
     p = get_preset(algo, env)
     learn = p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides)
-    t0 = time.perf_counter(); p.train(learn); wall = time.perf_counter() - t0
+    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     ev = learn.evaluator
     return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'))
 

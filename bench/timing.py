@@ -3,9 +3,8 @@ import time
 
 def timed_train(learn, split=False):
     "`(wall seconds, opt steps, split or None)` of training `learn` to its budget; `split` profiles the run (a little slower: never a timed repeat)"
-    from rlnb.agents.dqn.core import train
     learn.profiling = split
-    t0 = time.perf_counter(); train(learn); wall = time.perf_counter() - t0
+    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     return wall, learn.opt_step, ({k: round(v, 2) for k, v in time_split(learn).items()} if split else None)
 
 def time_split(learn) -> dict:

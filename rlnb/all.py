@@ -9,6 +9,7 @@ __all__ = []
 
 # %% ../nbs/99_all.ipynb #78a7a786
 from .core import *
+from .fast import *
 from .loop import *
 from .callback import *
 from .learner import *
@@ -18,6 +19,7 @@ from .data.nstep import *
 from .data.eval import *
 from .memory.samplers import *
 from .memory.experience_replay import *
+from .rl import *
 from .agents.dqn.core import *
 from .agents.dqn.targets import *
 from .agents.dqn.double import *

@@ -23,7 +23,7 @@ def _snake(name: str) -> str:
     return re.sub(r'(?<=[a-z0-9])([A-Z])', r'_\1', name).lower()
 
 class Callback:
-    "Base class of callbacks: `order`, `every`, read access to the loop, explicit writes, `state_dict`"
+    "Base class of callbacks: `order`, `every`, a `name`, read access to the loop, explicit writes"
     order: int = 0
     every: int | dict = 1   # run on every `every`-th occurrence of each event, or {event: period}
     loop: Loop | None = None
@@ -48,19 +48,6 @@ class Callback:
             warnings.warn(f"{type(self).__name__}: `self.{k} = ...` sets an attribute of the callback that hides the loop's `{k}`; "
                           f"to change the loop's, write `self.learn.{k} = ...`", stacklevel=2)
         super().__setattr__(k, v)
-
-# %% ../nbs/02_callback.ipynb #5027e412
-@patch
-def state_dict(self: Callback) -> dict:
-    "State to checkpoint: the `every` counters; subclasses add theirs"
-    return {'every_counts': dict(self.__dict__.get('_every_counts', {}))}
-
-@patch
-def load_state_dict(self: Callback, state: dict):
-    "Restore what `state_dict` returned"
-    counts = self.__dict__.setdefault('_every_counts', {})   # updated in place: the loop's dispatch holds this dict
-    counts.clear(); counts.update(state.get('every_counts', {}))
-    return self
 
 # %% ../nbs/02_callback.ipynb #d49dd4dc
 class Metrics:
@@ -227,8 +214,8 @@ class CheckpointCallback(Callback):
         if not self.at_end or getattr(self.learn, 'mid_batch', False): return   # stopped inside a batch: keep the last whole state
         if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
 
-    def state_dict(self) -> dict: return super().state_dict() | {'next': self.next}
-    def load_state_dict(self, state: dict): super().load_state_dict(state); self.next = state.get('next', self.period); return self
+    def state_dict(self) -> dict: return {'next': self.next}
+    def load_state_dict(self, state: dict): self.next = state['next']; return self
 
 # %% ../nbs/02_callback.ipynb #6219fafb
 class StopWhenCallback(Callback):

@@ -15,12 +15,13 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Seeder, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
+from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
 from .loop import Loop, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
-from .callback import Metrics
+from .callback import Callback, Metrics
+from .fast import clip_grad_norm
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner', 'source_loops', 'stop_on_sigint']
+__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'source_loops', 'stop_on_sigint']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -42,33 +43,103 @@ class LinearData(tn.BaseNode):
 
 # %% ../nbs/03_learner.ipynb #56b8270f
 class Learner(Loop):
-    "Fits `model` on batches from `data` with `loss_func`, an optimizer and callbacks"
+    "Fits `model` on batches from `data` with one or more losses, each with its own optimizer, and callbacks"
     events = ('before_fit', 'before_batch', 'after_pred', 'after_loss', 'before_backward', 'after_backward',
               'after_step', 'after_batch', 'after_fit', 'after_cancel_backward', 'after_cancel_step')
     phases = ('fit', 'batch')
 
     def __init__(self,
-                 model: nn.Module,                # the model to train (the very object agents act with)
+                 model: nn.Module,                # the model to train (the very object agents act with), saved with checkpoints
                  data: Iterable,                  # batches: a list, DataLoader, torchdata Loader or node, ...
-                 loss_func: Callable,             # `loss_func(pred, y) -> scalar tensor`
-                 opt_func: Callable = torch.optim.Adam,  # `opt_func(params, lr=lr)` builds the optimizer
+                 loss_func: Callable | None = None,   # `loss_func(pred, y) -> scalar tensor`: the one loss (None: `LossCallback`s in `cbs`)
+                 opt_func: Callable = torch.optim.Adam,  # `opt_func(params, lr=lr)` builds the optimizer of `loss_func`
                  lr: float = 1e-3,                # learning rate handed to `opt_func`
-                 cbs=(),                          # callbacks, attached in order
+                 cbs=(),                          # callbacks, attached in order (`LossCallback`s among them are losses)
                  get_x: Callable | None = None,   # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
                  get_y: Callable | None = None,   # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
+                 max_grad_norm: float | None = None,   # clip the gradient norm of `loss_func`'s update to this (None: no clipping)
                  inner=()):                       # further inner loops whose events callbacks here may hear
         if not isinstance(data, Iterable):
             raise TypeError(f"data must be an iterable of batches (a list, a DataLoader, a torchdata.nodes Loader or node), got {type(data).__name__}.")
-        self.model, self.data, self.loss_func = model, data, loss_func
-        self.opt = opt_func(model.parameters(), lr=lr)
-        self.get_x = get_x or (lambda b: b[0] if isinstance(b, (tuple, list)) else b)
-        self.get_y = get_y or (lambda b: b[1] if isinstance(b, (tuple, list)) else b)
+        self.model, self.data = model, data
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
         self.stop_reason, self.interrupted, self.mid_batch, self.stop_request = None, False, False, None
         self._loaded_data = None   # the data pipeline's state as `load` read it (`restore_data` applies it)
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
-        super().__init__(cbs, inner=source_loops(data) + list(inner))
+        self.losses, self.loss_cb = [], None
+        own = [] if loss_func is None else [ModelLoss(model, loss_func, opt_func, lr, get_x, get_y, max_grad_norm)]
+        super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=source_loops(data) + list(inner))
+        if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's prediction) or LossCallbacks in cbs.")
+
+# %% ../nbs/03_learner.ipynb #fae0f0db
+class LossCallback(Callback):
+    "A loss with its own optimizer: `predict` and `compute` say what it is; the learner runs its update on the steps it is due"
+    def __init__(self,
+                 params,                           # the parameters its optimizer moves (a module's `parameters()`, or a list)
+                 opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
+                 lr: float = 1e-3,                 # learning rate handed to `opt_func`
+                 max_grad_norm: float | None = None,   # clip the joint gradient norm of `params` to this before each step (None: no clipping)
+                 period: int = 1,                  # update on every `period`-th learner step only
+                 order: int = 0,                   # losses due on the same step update in this order (lower first)
+                 name: str | None = None):         # the name its state is saved under (default: from the class name)
+        self.params = [p for p in params if p.requires_grad]
+        if not self.params: raise ValueError(f"{type(self).__name__} got no parameters that require gradients: pass the parameters its optimizer should move.")
+        self.max_grad_norm, self.period, self.order, self._name = max_grad_norm, period, order, name
+        check_fields(self, period=POSITIVE_INT, max_grad_norm=POSITIVE_OR_NONE)
+        self.opt, self.n_steps = opt_func(self.params, lr=lr), 0
+
+    @property
+    def name(self) -> str: return self._name or super().name
+
+    def predict(self, batch):
+        "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
+        return batch
+
+    def compute(self, pred, batch) -> torch.Tensor:
+        "The scalar loss of `batch` given `pred`"
+        raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
+
+    def step(self):
+        "Clip (if asked), step and zero the gradients of this loss's parameters"
+        if self.max_grad_norm is not None: clip_grad_norm(self.params, self.max_grad_norm)
+        self.opt.step(); self.opt.zero_grad(set_to_none=True)
+        self.n_steps += 1
+
+    def state_dict(self) -> dict: return {'opt': self.opt.state_dict(), 'n_steps': self.n_steps}
+    def load_state_dict(self, state: dict): self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
+
+# %% ../nbs/03_learner.ipynb #eac45391
+def _first(b): return b[0] if isinstance(b, (tuple, list)) else b
+def _second(b): return b[1] if isinstance(b, (tuple, list)) else b
+
+class ModelLoss(LossCallback):
+    "`loss_func(model(get_x(batch)), get_y(batch))` with an optimizer over all of `model`'s parameters"
+    def __init__(self,
+                 model: nn.Module,                # the network whose prediction is scored
+                 loss_func: Callable,             # `loss_func(pred, y) -> scalar tensor`
+                 opt_func: Callable = torch.optim.Adam, lr: float = 1e-3,
+                 get_x: Callable | None = None,   # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
+                 get_y: Callable | None = None,   # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
+                 max_grad_norm: float | None = None, period: int = 1, order: int = 0, name: str = 'loss'):
+        super().__init__(model.parameters(), opt_func, lr, max_grad_norm, period, order, name)
+        self.model, self.loss_func, self.get_x, self.get_y = model, loss_func, get_x or _first, get_y or _second
+
+    def predict(self, batch): return self.model(self.get_x(batch))
+    def compute(self, pred, batch) -> torch.Tensor: return self.loss_func(pred, self.get_y(batch))
+
+# %% ../nbs/03_learner.ipynb #c8e586c5
+@patch
+def _rebuild(self: Learner):
+    Loop._rebuild(self)
+    self.losses = sorted((cb for cb in self.cbs if isinstance(cb, LossCallback)), key=lambda cb: cb.order)
+
+def _only_loss(self: Learner) -> LossCallback:
+    if len(self.losses) != 1: raise AttributeError(f"This learner has {len(self.losses)} losses ({', '.join(u.name for u in self.losses)}): use learn.losses[i].opt.")
+    return self.losses[0]
+
+Learner.opt = property(lambda self: _only_loss(self).opt, doc="The optimizer of the learner's one loss")
+Learner.loss_func = property(lambda self: _only_loss(self).loss_func, doc="The loss function of the learner's one `ModelLoss`")
 
 # %% ../nbs/03_learner.ipynb #c4150590
 def source_loops(data) -> list:
@@ -129,21 +200,33 @@ def _next_batch(self: Learner):
 # %% ../nbs/03_learner.ipynb #6831a3e8
 @patch
 def _do_batch(self: Learner):
-    self.pred = self.model(self.get_x(self.batch)); self('after_pred')
-    self.loss = self.loss_func(self.pred, self.get_y(self.batch)); self('after_loss')
-    if not (math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all()):   # item(): a fraction of isfinite's cost
-        raise FloatingPointError(f"The loss is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} "
-                                 f"(opt_step {self.opt_step}): check the data for NaN/inf, lower the learning rate, or clip gradients. "
-                                 "The weights were not updated with it.")
-    try:
-        self('before_backward')
-        self.loss.backward()
+    "Run the update of every loss due at this step, in order"
+    step, stepped = self.opt_step + 1, False
+    for u in self.losses:
+        if step % u.period: continue
+        self.loss_cb = u
+        self.pred = u.predict(self.batch); self('after_pred')
+        self.loss = u.compute(self.pred, self.batch); self('after_loss')
+        self._check_finite(u)
         try:
-            self('after_backward')
-            self.opt.step(); self.opt.zero_grad(set_to_none=True)
-            self.opt_step += 1; self('after_step')
-        except CancelStepException: self('after_cancel_step')
-    except CancelBackwardException: self('after_cancel_backward')
+            self('before_backward')
+            self.loss.backward(inputs=u.params)   # into this loss's parameters only: an actor's loss leaves the critic's gradients alone
+            try:
+                self('after_backward')
+                u.step()
+                if not stepped: self.opt_step, stepped = step, True
+                self('after_step')
+            except CancelStepException: self('after_cancel_step')
+        except CancelBackwardException: self('after_cancel_backward')
+
+@patch
+def _check_finite(self: Learner, u: LossCallback):
+    "Raise before backward if the loss is NaN or inf"
+    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): a fraction of isfinite's cost
+    which = f"The loss '{u.name}'" if len(self.losses) > 1 else 'The loss'
+    raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} "
+                             f"(opt_step {self.opt_step}): check the data for NaN/inf, lower the learning rate, or clip gradients. "
+                             "The weights were not updated with it.")
 
 # %% ../nbs/03_learner.ipynb #5a76a2f4
 @patch
@@ -163,44 +246,50 @@ def _data_state(data):
 @patch
 def save(self: Learner, path) -> Path:
     "Write the whole training state to `path` (atomically) and return the path"
-    state = dict(model=self.model.state_dict(), opt=self.opt.state_dict(),
-                 learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
-                 callbacks={n: cb.state_dict() for n, cb in zip(self._cb_names(), self.cbs) if hasattr(cb, 'state_dict')},
+    named = list(zip(self._cb_names(), self.cbs))
+    state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
+                 callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # the losses' optimizers among them
+                 every={n: dict(self.every_counts(cb)) for n, cb in named if self.every_counts(cb)},
                  data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
     return save_checkpoint(state, path)
 
 # %% ../nbs/03_learner.ipynb #585a3ff3
-@patch
-def _check_fits(self: Learner, state: dict, path):
-    "Raise `CheckpointError` unless `state`'s model weights match this model's names and shapes"
-    mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items()}
-    theirs = {k: tuple(v.shape) for k, v in state['model'].items()}
-    if mine != theirs:
-        missing, extra = sorted(mine.keys() - theirs.keys()), sorted(theirs.keys() - mine.keys())
-        shapes = [f'{k}: {theirs[k]} vs {mine[k]}' for k in mine.keys() & theirs.keys() if mine[k] != theirs[k]]
-        raise CheckpointError(f"'{path}' holds weights for a different model (missing {missing}, unexpected {extra}, shape mismatches {shapes}); "
-                              "build the learner with the model the checkpoint was saved from.")
+_LEARNER_KEYS = ('model', 'learner', 'metrics', 'callbacks', 'every', 'rng')
 
 @patch
-def load(self: Learner, path, map_location='cpu'):
-    "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
-    state = load_checkpoint(path, map_location=map_location)
-    missing = [k for k in ('model', 'opt', 'learner', 'metrics', 'callbacks', 'rng') if k not in state]
-    if missing: raise CheckpointError(f"'{path}' is an rlnb checkpoint but not a learner's (it has no {', '.join(missing)}): "
+def _check_fits(self: Learner, state: dict, path):
+    "Raise `CheckpointError` unless `state` is a learner's checkpoint of this run, for this model and these losses"
+    missing = [k for k in _LEARNER_KEYS if k not in state]
+    if missing: raise CheckpointError(f"'{path}' is an rlnb checkpoint but not a learner's of this rlnb version (it has no {', '.join(missing)}): "
                                       "load it with what wrote it (a replay buffer's file with `ExperienceReplay.load`).")
     theirs = state.get('meta', {})
     clash = {k: (theirs[k], v) for k, v in self.meta.items() if k in theirs and theirs[k] != v}
     if clash: raise CheckpointError(f"'{path}' was saved by a different run: " + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items()) + '. Load it with a matching learner.')
-    self._check_fits(state, path)
+    mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items()}
+    saved = {k: tuple(v.shape) for k, v in state['model'].items()}
+    if mine != saved:
+        missing, extra = sorted(mine.keys() - saved.keys()), sorted(saved.keys() - mine.keys())
+        shapes = [f'{k}: {saved[k]} vs {mine[k]}' for k in mine.keys() & saved.keys() if mine[k] != saved[k]]
+        raise CheckpointError(f"'{path}' holds weights for a different model (missing {missing}, unexpected {extra}, shape mismatches {shapes}); "
+                              "build the learner with the model the checkpoint was saved from.")
+    lost = [n for n, cb in zip(self._cb_names(), self.cbs) if isinstance(cb, LossCallback) and n not in state['callbacks']]
+    if lost: raise CheckpointError(f"'{path}' has no optimizer state for the loss(es) {lost}: it was saved by a learner with other losses.")
+
+# %% ../nbs/03_learner.ipynb #abbbbe49
+@patch
+def load(self: Learner, path, map_location='cpu'):
+    "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
+    state = load_checkpoint(path, map_location=map_location)
+    self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
     self.model.load_state_dict(state['model'])
-    self.opt.load_state_dict(state['opt'])
     self.opt_step, self.epoch = state['learner']['opt_step'], state['learner']['epoch']
     self.metrics.load_state_dict(state['metrics'])
     saved, names = state['callbacks'], self._cb_names()
     for n, cb in zip(names, self.cbs):
         if n in saved: cb.load_state_dict(saved[n])
         elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
-    for n in saved.keys() - set(names): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+        counts = self.every_counts(cb); counts.clear(); counts.update(state['every'].get(n, {}))   # in place: the dispatch holds this dict
+    for n in sorted((saved.keys() | state['every'].keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
     self._loaded_data = state['data']
     if state['data'] is not None:
         if hasattr(self.data, 'load_state_dict'): self.data.load_state_dict(state['data'])

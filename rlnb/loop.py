@@ -49,6 +49,7 @@ class Loop:
     def __init__(self, cbs=(), inner=()):
         self.cbs, self.inner, self.parent = [], [], None
         self._dispatch, self._profile, self._trace = {}, None, None
+        self._every = {}   # id(callback) -> {event: occurrences seen}, for the callbacks attached here that have an `every`
         for loop in inner: self.add_inner(loop)
         self.add_cbs(cbs)
 
@@ -106,7 +107,7 @@ def _bind(self: Loop, cb, event: str) -> Callable:
     period = _period(cb, event)
     if period != 1:
         if period < 1: raise ValueError(f"{_cb_name(cb)}.every must be >= 1 for '{event}', got {period}")
-        counts, inner = cb.__dict__.setdefault('_every_counts', {}), f
+        counts, inner = cb.loop.every_counts(cb), f   # kept by the loop the callback is attached to, whichever loop fires the event
         def f():
             n = counts[event] = counts.get(event, 0) + 1
             if n % period == 0: inner()
@@ -165,9 +166,14 @@ def add_cbs(self: Loop, cbs):
 def remove_cbs(self: Loop, cbs):
     "Detach callbacks (one or a list) from this loop"
     for cb in (cbs if isinstance(cbs, (list, tuple)) else [cbs]):
-        self.cbs.remove(cb); cb.loop = None
+        self.cbs.remove(cb); cb.loop = None; self._every.pop(id(cb), None)
     self._rebuild()
     return self
+
+@patch
+def every_counts(self: Loop, cb) -> dict:
+    "`{event: occurrences so far}` of callback `cb` (attached here) for its events with an `every` period; the dict the dispatch updates"
+    return self._every.setdefault(id(cb), {})
 
 @patch
 def add_inner(self: Loop, loop: Loop):

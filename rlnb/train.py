@@ -7,30 +7,26 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
 import argparse, csv, difflib, errno, json, sys, time, warnings
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
-from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
+from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
-from .agents.dqn.core import DQNConfig, OffPolicySchedule, PrioritizedReplay, dqn_learner, train
-from .agents.dqn.targets import HardUpdate, target_dqn_learner
-from .agents.dqn.double import double_dqn_learner
-from .agents.dqn.dueling import dueling_dqn_learner
-from .agents.dqn.categorical import c51_learner
+from .rl import RunConfig, RLLearner
+from .agents.dqn.core import DQNConfig, dqn_learner
 from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'Preset', 'get_preset', 'BestCheckpointCallback', 'train_run', 'resume_run',
-           'eval_checkpoint', 'parser', 'main']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'learner_for', 'with_changes', 'Preset', 'get_preset', 'run_meta', 'preset_of',
+           'parse_settings', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
@@ -59,52 +55,57 @@ def _plot(steps, values, path, ylabel='MSE loss'):
     fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #ef352716
+_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner}
+
+def learner_for(cfg: RunConfig):
+    "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
+    try: return _BUILDERS[type(cfg)]
+    except KeyError: raise ValueError(f"No builder for a {type(cfg).__name__}; rlnb.train knows {', '.join(c.__name__ for c in _BUILDERS)}.") from None
+
+def with_changes(cfg: RunConfig, changes: dict, algo: str = '') -> RunConfig:
+    "`cfg` with the fields in `changes` replaced (lists become tuples where the field is a tuple); an unknown name is an error with a suggestion"
+    known = [f.name for f in fields(cfg)]
+    for k in changes:
+        if k not in known:
+            close = difflib.get_close_matches(k, known, n=1)
+            raise ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {k!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                             f"its hyperparameters: {', '.join(known)}.")
+    return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+
 @dataclass
 class Preset:
-    "Tuned hyperparameters of one algorithm on one environment"
-    algo: str
-    env: str
-    make: Callable            # builder: make(env_id, cfg, seed, **kwargs) -> Learner
-    cfg: Any                  # the algorithm's config dataclass (DQNConfig, PPOConfig, ReinforceConfig)
-    kwargs: dict = field(default_factory=dict)
-    summary: str = ''
+    "An algorithm's config for one environment: plain data, from which `learner` builds the run"
+    algo: str           # the name users type: `rlnb train dqn`
+    env: str            # a registered gymnasium id
+    cfg: RunConfig      # every hyperparameter (a `DQNConfig`, `PPOConfig`, ...)
+    summary: str = ''   # one line for `rlnb presets`
 
-    def learner(self, seed: int = 0, progress: bool = True, cbs=(), **overrides) -> Learner:
-        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and `overrides` applied"
-        kw, over, known = dict(self.kwargs, cbs=cbs), dict(overrides), [f.name for f in fields(self.cfg)]
-        if isinstance(self.cfg, DQNConfig):
-            known.append('target_every')
-            if 'target_every' in over: kw['update'] = HardUpdate(over.pop('target_every'))
-            if 'schedule' in over: over['schedule'] = OffPolicySchedule(*over['schedule'])
-            if isinstance(over.get('prioritized'), dict): over['prioritized'] = PrioritizedReplay(**over['prioritized'])
-        if 'hidden' in over: over['hidden'] = tuple(over['hidden'])
-        unknown = set(over) - set(known)
-        if unknown: raise ValueError(f"Unknown hyperparameters {sorted(unknown)} for {self.algo}; known: {', '.join(known)}.")
-        return self.make(self.env, replace(self.cfg, **over), seed, progress=progress, **kw)
-
-    def train(self, learn: Learner) -> Learner: return train(learn)
+    def learner(self, seed: int = 0, progress: bool = True, cbs=(), **changes) -> RLLearner:
+        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
+        cfg = with_changes(self.cfg, changes, self.algo)
+        return learner_for(cfg)(self.env, cfg, seed, cbs=cbs, progress=progress)
 
 # %% ../nbs/20_train.ipynb #379dc8bd
-_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, schedule=OffPolicySchedule(1000, 2, 1),
+_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000, train_every=2, updates=1,
                       eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
                       eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
+_TARGET = replace(_CARTPOLE, target_update='hard', target_every=250)
 
 PRESETS = {p.algo: p for p in [
-    Preset('dqn_notarget', 'CartPole-v1', dqn_learner, replace(_CARTPOLE, loss='mse', lr=2e-3), summary='DQN without a target network (squared loss)'),
-    Preset('dqn', 'CartPole-v1', target_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'DQN with a hard-synced target network (Mnih et al. 2015)'),
-    Preset('prioritized_dqn', 'CartPole-v1', target_dqn_learner, replace(_CARTPOLE, prioritized=PrioritizedReplay()), dict(update=HardUpdate(250)),
-           'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
-    Preset('double_dqn', 'CartPole-v1', double_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Double DQN (van Hasselt et al. 2016)'),
-    Preset('dueling_dqn', 'CartPole-v1', dueling_dqn_learner, _CARTPOLE, dict(update=HardUpdate(250)), 'Dueling Double DQN (Wang et al. 2016)'),
-    Preset('c51', 'CartPole-v1', c51_learner, _CARTPOLE, dict(update=HardUpdate(250), v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
-    Preset('ppo', 'CartPole-v1', ppo_learner, PPOConfig(eval_every=2_000), summary='PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
-    Preset('reinforce', 'CartPole-v1', reinforce_learner, ReinforceConfig(eval_every=2_000), summary='REINFORCE with a learned value baseline (Williams 1992)'),
+    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, loss='mse', lr=2e-3), 'DQN without a target network (squared loss)'),
+    Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
+    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=True), 'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
+    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
+    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
+    Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
+    Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
+    Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
-    Preset('ppo', 'Pendulum-v1', ppo_learner, PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
-                                                      gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
-                                                      eval_every=10_000, eval_episodes=20, threshold=-300), summary='PPO on a continuous action'),
+    Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
+                                           gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
+                                           eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
 ]}
 
 def get_preset(algo: str, env: str | None = None) -> Preset:
@@ -122,11 +123,16 @@ def _reward_threshold(env: str) -> float | None:
     except gym.error.Error: return None
 
 # %% ../nbs/20_train.ipynb #7e0bea2a
-def _config_json(p: Preset, learn: Learner, seed: int, over: dict) -> dict:
-    cfg = {f.name: getattr(learn.cfg, f.name) for f in fields(learn.cfg)}
-    if 'schedule' in cfg: cfg['schedule'] = [cfg['schedule'].learning_starts, cfg['schedule'].train_every, cfg['schedule'].updates]
-    if cfg.get('prioritized') is not None: cfg['prioritized'] = asdict(cfg['prioritized'])   # the forms `Preset.learner` takes back
-    return dict(algo=p.algo, env=p.env, seed=seed, overrides=over, hyperparameters=cfg, rlnb=rlnb.__version__)
+def run_meta(p: Preset, seed: int) -> dict:
+    "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
+    return dict(algo=p.algo, env=p.env, seed=seed, config=asdict(p.cfg))
+
+def preset_of(meta: dict, where) -> Preset:
+    "The preset a run's `meta` (or `config.json`) describes: its algorithm and environment with exactly its config"
+    if not {'algo', 'env', 'seed', 'config'} <= meta.keys():
+        raise CheckpointError(f"'{where}' does not hold a run's identity (algo, env, seed, config): was it written by this version of `rlnb train`?")
+    base = get_preset(meta['algo'])
+    return Preset(meta['algo'], meta['env'], with_changes(base.cfg, meta['config'], meta['algo']), base.summary)
 
 def _plot_curve(metrics, path, threshold=None):
     "Episode returns and evaluation means over env steps, as a PNG"
@@ -135,6 +141,38 @@ def _plot_curve(metrics, path, threshold=None):
     import matplotlib.pyplot as plt
     fig = plot_returns(metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
+
+# %% ../nbs/20_train.ipynb #d5fae67e
+_KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
+
+def _read(text: str, kind: str):
+    "`text` as a value of the annotated type `kind`, or ValueError"
+    t, base = text.strip(), kind.replace(' | None', '').replace('None | ', '')
+    if t.lower() in ('none', 'null') and 'None' in kind: return None
+    if base == 'bool':
+        if t.lower() in ('true', 'yes', '1', 'false', 'no', '0'): return t.lower() in ('true', 'yes', '1')
+        raise ValueError(t)
+    if base == 'int':
+        v = float(t.replace('_', ''))
+        if not v.is_integer(): raise ValueError(t)
+        return int(v)
+    if base == 'float': return float(t.replace('_', ''))
+    if base == 'tuple': return tuple(int(x) for x in t.strip('()[] ').split(',') if x.strip())
+    if base == 'str' and t: return t
+    raise ValueError(t)
+
+def parse_settings(cfg: RunConfig, settings: list, algo: str = '') -> dict:
+    "`{name: value}` from `--set NAME=VALUE` strings, each value read as the type of `cfg`'s field"
+    kinds, out = {f.name: str(f.type) for f in fields(cfg)}, {}
+    for s in settings:
+        name, eq, text = s.partition('=')
+        if not eq or not name: raise ValueError(f"--set takes NAME=VALUE (e.g. --set lr=0.001), got {s!r}.")
+        with_changes(cfg, {name: getattr(cfg, name, None)}, algo)   # an unknown name: the error with a suggestion
+        try: out[name] = _read(text, kinds[name])
+        except ValueError:
+            what, eg = _KINDS.get(kinds[name].replace(' | None', ''), ('a value', ''))
+            raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kinds[name] else ''} (e.g. --set {name}={eg}), not {text!r}.") from None
+    return out
 
 # %% ../nbs/20_train.ipynb #365ae586
 class BestCheckpointCallback(Callback):
@@ -153,9 +191,9 @@ class BestCheckpointCallback(Callback):
             self.best, self.best_step = means[-1], steps[-1]
             self.learn.save(self.path)
 
-    def state_dict(self) -> dict: return super().state_dict() | dict(best=self.best, best_step=self.best_step, seen=self.seen)
+    def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)
     def load_state_dict(self, state: dict):
-        super().load_state_dict(state); self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
+        self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
 
 # %% ../nbs/20_train.ipynb #03f34810
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
@@ -163,7 +201,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
     t0 = time.perf_counter()
     with stop_on_sigint(learn):
-        try: train(learn)
+        try: learn.train()
         except KeyboardInterrupt: raise RunInterrupted(out, col.env_step, saved=not learn.mid_batch) from None
     wall = time.perf_counter() - t0
     final = ev.evaluate(col.env_step)
@@ -187,31 +225,55 @@ def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
                    BestCheckpointCallback(out/'best.pt')])
     return learn
 
+# %% ../nbs/20_train.ipynb #fa07787c
+def _what_to_run(algo, env, seed, config) -> tuple:
+    "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's)"
+    if config is None:
+        if env is not None: check_env_id(env)
+        return get_preset(algo, env), seed
+    try: meta = json.loads(Path(config).read_text())
+    except FileNotFoundError: raise FileNotFoundError(f"--config {config}: no such file; give the config.json of a run (e.g. runs/dqn-CartPole-v1-s0/config.json).") from None
+    except json.JSONDecodeError as e: raise ValueError(f"--config {config} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
+    p = preset_of(meta, config)
+    if algo not in (None, p.algo): raise ValueError(f"--config {config} trains {p.algo}, not {algo}: drop {algo!r}.")
+    if env not in (None, p.env): raise ValueError(f"--config {config} trains on {p.env}: drop --env {env}, or edit the file.")
+    return p, meta['seed'] if seed is None else seed
+
 # %% ../nbs/20_train.ipynb #1c5aac13
-def train_run(algo: str = 'dqn', env: str | None = None, steps: int | None = None, seed: int = 0, n_envs: int | None = None,
-              out=None, device: str = 'cpu', video: bool = False, progress: bool = True, ckpt_every: int = 5_000, cbs=(),
-              overwrite: bool = False) -> dict:   # `overwrite`: move a run already in `out` aside (to `out.old-N`) instead of refusing
-    "Train preset `algo` on `env`; write config, metrics, curve, checkpoints and summary into `out`; return the summary"
+def train_run(algo: str | None = 'dqn',   # the preset's algorithm (`rlnb presets`); None with `config`
+              env: str | None = None,    # environment id (default: the preset's)
+              steps: int | None = None,  # env steps in all (default: the config's)
+              seed: int | None = 0,      # the run's seed (with `config`: None keeps the file's)
+              n_envs: int | None = None, # envs collecting side by side (default: the config's)
+              out=None,                  # run directory (default runs/ALGO-ENV-sSEED)
+              device: str = 'cpu',       # torch device
+              video: bool = False,       # record a video of the final agent
+              progress: bool = True,     # show a progress bar
+              ckpt_every: int = 5_000,   # env steps between checkpoints
+              cbs=(),                    # extra callbacks
+              overwrite: bool = False,   # move a run already in `out` aside (to `out.old-N`) instead of refusing
+              changes: dict | None = None,   # config fields to change, `{name: value}` (`--set`)
+              config=None) -> dict:      # a run's `config.json` to run again: its algorithm, environment, seed and every hyperparameter
+    "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
+    p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if seed < 0: raise ValueError(f'--seed must be a non-negative integer, got {seed}.')
-    if env is not None: check_env_id(env)
     check_device(device)
-    p = get_preset(algo, env)
-    over = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' else device).items() if v is not None}
+    asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device).items() if v is not None}
+    p = replace(p, cfg=with_changes(p.cfg, {**asked, **(changes or {})}, p.algo))
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
     moved = prepare_out(out, overwrite)
     if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
-    with p.learner(seed, progress, cbs, **over) as learn:
-        learn.meta = dict(algo=p.algo, env=p.env, seed=seed, overrides=over)
-        (out/'config.json').write_text(json.dumps(_config_json(p, learn, seed, over), indent=1))
+    with p.learner(seed, progress, cbs) as learn:
+        learn.meta = run_meta(p, seed)
+        (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
         return _run(_with_files(learn, out, ckpt_every), out, seed, video)
 
 # %% ../nbs/20_train.ipynb #fcfff264
 def _refuse_changes(run_dir: Path, meta: dict, **asked):
     "A `ValueError` if a flag given with --resume would change the run (repeating the run's own value is fine)"
-    o = meta['overrides']
-    saved = dict(seed=meta['seed'], n_envs=o.get('n_envs', get_preset(meta['algo'], meta['env']).cfg.n_envs), device=o.get('device', 'cpu'))
+    saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'])
     for k, v in asked.items():
         if v is not None and v != saved[k]:
             raise ValueError(f"--{k.replace('_', '-')} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
@@ -223,11 +285,10 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
     ck, state, skipped = newest_checkpoint(run_dir)
     for p, why in skipped: print(f"rlnb train: skipped {p.name}, which does not load ({why}); resuming from {ck.name}", file=sys.stderr)
     meta = state.get('meta') or {}
-    if 'algo' not in meta: raise CheckpointError(f"'{ck}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
+    p = preset_of(meta, ck)
     confirm_saved_env(meta['env'], env, run_dir)
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device)
-    over = dict(meta['overrides']) | ({'total_steps': steps} if steps is not None else {})
-    with get_preset(meta['algo'], meta['env']).learner(meta['seed'], progress, **over) as learn:
+    with p.learner(meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
         if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
@@ -244,10 +305,10 @@ def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, en
                     gif=None) -> dict:   # `gif`: also write the first episode as an animated GIF to this path
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
     meta = load_checkpoint(path).get('meta') or {}
-    if 'algo' not in meta: raise CheckpointError(f"'{path}' does not say which algorithm and environment it belongs to (no meta): was it written by `rlnb train`?")
+    p = preset_of(meta, path)
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
     confirm_saved_env(meta['env'], env, path)
-    with get_preset(meta['algo'], meta['env']).learner(meta['seed'], False, **meta['overrides']) as learn:
+    with p.learner(meta['seed'], False) as learn:
         learn.meta = meta
         with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
             warnings.filterwarnings('ignore', message='.*has state for callback')
@@ -283,6 +344,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
     t.add_argument('--video', action='store_true', help='record a video of the final agent (needs rlnb[video])')
     t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C writes one and says how)')
+    t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
+    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
     e.add_argument('checkpoint', help='a checkpoint file written by rlnb train')
@@ -300,10 +363,15 @@ def _train_cmd(args) -> dict:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
         if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
+        for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
+            if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
         return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device)
-    if not args.algo: raise ValueError(f"Name an algorithm to train: {', '.join(PRESETS)}.")
-    return train_run(args.algo, args.env, args.steps, 0 if args.seed is None else args.seed, args.n_envs, args.out, args.device or 'cpu',
-                     args.video, args.progress, overwrite=args.overwrite)
+    if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
+    seed = args.seed if args.seed is not None or args.config else 0
+    p, _ = _what_to_run(args.algo, args.env, seed, args.config)
+    changes = parse_settings(p.cfg, args.settings, p.algo)
+    return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device or 'cpu',
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config)
 
 def _os_error(err: OSError) -> str:
     "One line for a failed write or read: what, where, and what to do"

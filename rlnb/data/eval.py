@@ -82,9 +82,9 @@ class EvalCallback(Callback):
         self.last = res
         return res
 
-    def state_dict(self) -> dict: return super().state_dict() | dict(next_eval=self.next_eval, solved_at=self.solved_at)
+    def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at)
     def load_state_dict(self, state: dict):
-        super().load_state_dict(state); self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
+        self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
 
 # %% ../../nbs/05c_data.eval.ipynb #b0d4146a
 @patch

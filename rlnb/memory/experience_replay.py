@@ -14,7 +14,6 @@ from typing import NamedTuple
 import numpy as np
 import torch
 import torch.utils._pytree as _pt
-import torchdata.nodes as tn
 from ..core import Step, tree_cat, save_checkpoint, load_checkpoint, CheckpointError
 from .samplers import UniformSampler
 
@@ -149,22 +148,22 @@ class ReplayBatch(NamedTuple):
     index: torch.Tensor
     weight: torch.Tensor | None
 
-class ExperienceReplay(tn.BaseNode):
-    "Replay memory: stores `Step`s from `source` (or `add`), yields sampled `ReplayBatch`es"
-    def __init__(self, source: tn.BaseNode | None = None, capacity: int = 100_000, bs: int = 64, sampler=None,
-                 learning_starts: int | None = None, train_every: int = 1, updates: int = 1, on_nan: str = 'raise', device='cpu', seed: int = 0,
+class ExperienceReplay:
+    "Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come) and a sampler that draws `ReplayBatch`es from it"
+    def __init__(self,
+                 capacity: int = 100_000,    # transitions kept; the oldest are overwritten when full
+                 bs: int = 64,               # transitions per sampled batch
+                 sampler=None,               # a `UniformSampler` (default) or `PrioritizedSampler`
+                 on_nan: str = 'raise',      # transitions with NaN/inf: 'raise' an error naming the field, or 'drop' those rows
+                 device='cpu',               # where the storage lives (and batches come out)
+                 seed: int = 0,              # seeds the default sampler
                  example: Step | None = None):   # a Step of one row like those to come: the storage is allocated now rather than at the first add
-        super().__init__()
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
-        if train_every < 1 or updates < 1: raise ValueError(f'train_every and updates must be at least 1, got {train_every} and {updates}.')
-        self.source, self.capacity, self.bs, self.device, self.on_nan = source, capacity, bs, device, on_nan
+        self.capacity, self.bs, self.device, self.on_nan = capacity, bs, device, on_nan
         self.sampler = sampler if sampler is not None else UniformSampler(seed)
-        self.learning_starts = bs if learning_starts is None else learning_starts
-        self.train_every, self.updates = train_every, updates
         self.storage, self.n_added, self._warned = None, 0, False
         if example is not None: self._allocate(example)
-        self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
 
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)
     def __repr__(self): return f'ExperienceReplay({self.storage or f"capacity={self.capacity:,}, empty"}, bs={self.bs})'
@@ -252,30 +251,13 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch
-def _store(self: ExperienceReplay, steps: list):
-    "Store collector items in one write: concatenated, then checked and screened at once; if that fails, item by item, for the exact error or the dropped rows"
+def extend(self: ExperienceReplay, steps: list):
+    "Store several collector items in one write: concatenated, then checked and screened at once; if that fails, item by item, for the exact error or the dropped rows"
     try: xs = self._checked(steps[0] if len(steps) == 1 else tree_cat(steps))
     except (RuntimeError, TypeError, ValueError):
         for s in steps: self._write(self._checked(s))   # stores the items before a bad one, then raises its error (or drops its bad rows)
         return
     self._write(xs)
-
-@patch
-def next(self: ExperienceReplay) -> ReplayBatch:
-    items, n_new = [], 0   # items not yet stored, and their rows
-    try:
-        while len(self) + n_new < self.learning_starts or self.credit == 0:
-            if self.source is None: raise ValueError('This ExperienceReplay has no source to pull from and holds too few transitions to sample.')
-            step = next(self.source)
-            n = len(step.reward)
-            if n: items.append(step); n_new += n
-            if min(len(self) + n_new, self.capacity) >= self.learning_starts:
-                rounds, self.pending = divmod(self.pending + n, self.train_every)
-                self.credit += rounds * self.updates
-    finally:   # on an error too: nothing that was taken in is lost
-        if items: self._store(items)
-    self.credit -= 1
-    return self.sample()
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #e7aa21df
 def _to_plain(tree):
@@ -294,8 +276,7 @@ def _from_plain(x):
 # %% ../../nbs/06b_memory.experience_replay.ipynb #f8089711
 @patch
 def state_dict(self: ExperienceReplay) -> dict:
-    st = dict(capacity=self.capacity, pending=self.pending, credit=self.credit, n_added=self.n_added, sampler=self.sampler.state_dict(),
-              source=self.source.state_dict() if self.source is not None else None, storage=None)
+    st = dict(capacity=self.capacity, n_added=self.n_added, sampler=self.sampler.state_dict(), storage=None)
     s = self.storage
     if s is not None:
         example = _pt.tree_unflatten([None if b is None else b[:1].cpu().clone() for b in s.bufs], s.spec)
@@ -310,7 +291,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
     saved, mine = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler'), type(self.sampler).__name__
     if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):   # a sampler of the user's own: its load decides
         raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with a {saved} "
-                         f"({'DQNConfig(prioritized=PrioritizedReplay())' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=None)'}).")
+                         f"({'DQNConfig(prioritized=True)' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=False)'}).")
     if state['storage'] is not None:
         s = state['storage']
         self._allocate(_from_plain(s['example']))
@@ -318,20 +299,10 @@ def load_state_dict(self: ExperienceReplay, state: dict):
             if b is not None: b[:s['size']] = saved.to(b.device)
         self.storage.pos, self.storage.size = s['pos'], s['size']
     self.sampler.load_state_dict(state['sampler'])
-    self.pending, self.credit, self.n_added = state['pending'], state['credit'], state['n_added']
-    if self.source is not None and state['source'] is not None: self.source.reset(state['source'])
+    self.n_added = state['n_added']
     return self
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #7afba0f6
-@patch
-def reset(self: ExperienceReplay, initial_state: dict | None = None):
-    tn.BaseNode.reset(self, initial_state)
-    if initial_state is not None: self.load_state_dict(initial_state)
-    elif self.source is not None: self.source.reset(None)
-
-@patch
-def get_state(self: ExperienceReplay) -> dict: return self.state_dict()
-
 @patch
 def save(self: ExperienceReplay, path) -> Path:
     "Write the buffer to `path` (tensors and plain data only)"

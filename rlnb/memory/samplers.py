@@ -11,6 +11,7 @@ from fastcore.basics import patch
 import numpy as np
 import torch
 from ..core import Seeder, rng_state, set_rng_state
+from ..fast import DrawAhead
 
 # %% auto #0
 __all__ = ['UniformSampler', 'SumTree', 'PrioritizedSampler']
@@ -18,51 +19,31 @@ __all__ = ['UniformSampler', 'SumTree', 'PrioritizedSampler']
 # %% ../../nbs/06a_memory.samplers.ipynb #598a3590
 class UniformSampler:
     "Uniform slots, without replacement within a batch unless `replacement`"
-    block = 8192   # slots drawn ahead in one call
-
-    def __init__(self, seed: int | None = 0, replacement: bool = False):
+    def __init__(self,
+                 seed: int | None = 0,          # seeds the sampler's numpy generator
+                 replacement: bool = False):    # allow a slot twice in one batch
         self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
-        self._pool, self._pos, self._bound, self._mark = None, 0, 0, None   # slots drawn ahead, how many are handed out, their bound, the state before them
+        self.draws = DrawAhead(self.rng)   # the slots, drawn ahead in blocks (`rlnb.fast`): the numbers of one `integers` call per request
 
     def sample(self, size: int, bs: int):
         "`(idx [bs], None)`: slots in `[0, size)`"
         if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
-        if self.replacement: return self._slots(size, bs), None
+        if self.replacement: return self.draws.integers(size, bs), None
         if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
-        if 2 * bs > size: self._settle(); return self.rng.choice(size, bs, replace=False), None
+        if 2 * bs > size: self.draws.settle(); return self.rng.choice(size, bs, replace=False), None
         if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
         if len(self._ar) != bs: self._ar = np.arange(bs)
-        idx, ar, s = self._slots(size, bs), self._ar, self._scratch
+        idx, ar, s = self.draws.integers(size, bs), self._ar, self._scratch
         while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
             s[idx] = ar
             dup = s[idx] != ar
             n_dup = np.count_nonzero(dup)
             if not n_dup: return idx, None
-            idx[dup] = self._slots(size, n_dup)
+            idx[dup] = self.draws.integers(size, n_dup)
 
     def on_write(self, start: int, n: int): pass   # slots start..start+n-1 (mod capacity) were written
-    def state_dict(self) -> dict: self._settle(); return {'rng': rng_state(self.rng)}
-    def load_state_dict(self, state: dict): self._pool = None; set_rng_state(self.rng, state['rng']); return self
-
-# %% ../../nbs/06a_memory.samplers.ipynb #5d56de46
-@patch
-def _slots(self: UniformSampler, size: int, n: int) -> np.ndarray:
-    "The next `n` numbers of `self.rng.integers(0, size, ...)`, exactly those, from a block drawn ahead"
-    pool, pos = self._pool, self._pos
-    if pool is None or size != self._bound or pos + n > len(pool):
-        self._settle()
-        self._mark, self._bound = self.rng.bit_generator.state, size
-        self._pool = pool = self.rng.integers(0, size, max(n, self.block)); pos = 0
-    self._pos = pos + n
-    return pool[pos:pos + n]
-
-@patch
-def _settle(self: UniformSampler):
-    "Put the generator where the slots handed out so far leave it, as if each call had drawn its own (the rest of the block is dropped)"
-    if self._pool is not None and self._pos < len(self._pool):
-        self.rng.bit_generator.state = self._mark
-        self.rng.integers(0, self._bound, self._pos)
-    self._pool, self._pos = None, 0
+    def state_dict(self) -> dict: self.draws.settle(); return {'rng': rng_state(self.rng)}
+    def load_state_dict(self, state: dict): self.draws.settle(); set_rng_state(self.rng, state['rng']); return self
 
 # %% ../../nbs/06a_memory.samplers.ipynb #6a4f773e
 class SumTree:

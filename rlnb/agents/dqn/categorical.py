@@ -10,16 +10,21 @@ import torch
 from torch import nn
 from ...core import Step
 from ...memory.experience_replay import ReplayBatch
-from .core import DQNConfig, dqn_learner, flatten_obs, mlp
-from .targets import target_copy, TargetNetworkCallback, HardUpdate
+from ...rl import flatten_obs, mlp
 
 # %% auto #0
-__all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss', 'c51_learner']
+__all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss']
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #8cc47d53
 class CategoricalQNetwork(nn.Module):
     "Return distributions over `n_atoms` atoms in `[v_min, v_max]` per action; returns `{'q': [B, A], 'logits': [B, A, Z]}`"
-    def __init__(self, obs_example, n_actions: int, hidden=(256, 256), n_atoms: int = 51, v_min: float = 0., v_max: float = 100.):
+    def __init__(self,
+                 obs_example,              # a batch of observations, for the input size
+                 n_actions: int,           # actions, each with its own distribution
+                 hidden=(256, 256),        # hidden layer sizes of the body
+                 n_atoms: int = 51,        # atoms of the support
+                 v_min: float = 0.,        # lowest return of the support
+                 v_max: float = 100.):     # highest return of the support
         super().__init__()
         if n_atoms < 2 or v_min >= v_max: raise ValueError(f'Need n_atoms >= 2 and v_min < v_max, got {n_atoms}, {v_min}, {v_max}.')
         self.n_actions, self.n_atoms = n_actions, n_atoms
@@ -68,12 +73,3 @@ class C51Loss:
         ce_B = -(self.target_distribution(s) * logp_BZ).sum(-1)
         self.td = ce_B.detach()
         return (ce_B * batch.weight).mean() if batch.weight is not None else ce_B.mean()
-
-# %% ../../../nbs/10e_agents.dqn.categorical.ipynb #699ac7cc
-def c51_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, n_atoms: int = 51, v_min: float = 0., v_max: float = 100., update=None, **kwargs):
-    "A `Learner` for Categorical DQN (C51) with a target network"
-    cfg, update = cfg or DQNConfig(), update or HardUpdate(10)
-    def make_net(o, a): return CategoricalQNetwork(o, a, cfg.hidden, n_atoms, v_min, v_max)
-    def make_loss(net, cfg): return C51Loss(net, cfg.gamma, target=target_copy(net))
-    def make_cbs(net, loss, cfg): return [TargetNetworkCallback(loss.target, update)]
-    return dqn_learner(env_id, cfg, seed, make_net=make_net, make_loss=make_loss, make_cbs=make_cbs, **kwargs)

@@ -6,42 +6,40 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.core.html.md"""
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #5c50ef23
 from __future__ import annotations
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import (Step, Seeder, tree_leaves, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
-                       LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, LAYERS)
-from ...callback import Callback, Recorder, ProgressCallback
-from ...learner import Learner
+from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
+                       LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
+from ...callback import Callback
+from ...learner import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
-from ...data.gym import make_envs, observation_envs, example_step, TransitionCollector, EpisodeLogger
+from ...data.gym import example_step, TransitionCollector
 from ...data.nstep import NStepReturns
-from ...data.eval import EvalCallback
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 from ...memory.samplers import PrioritizedSampler
+from ...fast import adam
+from ...rl import RunConfig, RLLearner, OffPolicyBatches, off_policy_batches, flatten_obs, mlp, run_envs, seeded_init, evaluator
+from .targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
+from .double import DoubleBootstrap
+from .dueling import DuelingHead
+from .categorical import CategoricalQNetwork, C51Loss
 
 # %% auto #0
-__all__ = ['flatten_obs', 'mlp', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'clip_grad_norm', 'GradClipCallback',
-           'OffPolicySchedule', 'PrioritizedReplay', 'PriorityCallback', 'DQNConfig', 'FusedAdam', 'adam',
-           'dqn_learner', 'StopWhenSolvedCallback', 'train']
+__all__ = ['QUICK_CARTPOLE', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network',
+           'dqn_loss', 'dqn_learner']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
-def flatten_obs(obs) -> torch.Tensor:
-    "A batch of observations (a tensor or a tree of them) as one float tensor `[B, O]`"
-    if isinstance(obs, torch.Tensor): return obs.flatten(1).float()
-    return torch.cat([x.flatten(1).float() for x in tree_leaves(obs)], 1)
-
-def mlp(sizes: list, act=nn.ReLU) -> nn.Sequential:
-    "Linear layers of `sizes`, each followed by `act`"
-    return nn.Sequential(*[m for i, o in zip(sizes[:-1], sizes[1:]) for m in (nn.Linear(i, o), act())])
-
 class QNetwork(nn.Module):
     "Q-values `[B, A]` from observations: an MLP body over the flattened observation, then a `head`"
-    def __init__(self, obs_example, n_actions: int, hidden=(256, 256), head: Callable | None = None):
+    def __init__(self,
+                 obs_example,              # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 n_actions: int,           # outputs: one Q-value per action
+                 hidden=(256, 256),        # hidden layer sizes of the body
+                 head=None):               # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
         super().__init__()
         in_dim = flatten_obs(obs_example).shape[1]
         self.body = mlp([in_dim, *hidden])
@@ -84,50 +82,7 @@ class DQNLoss:
         if batch.weight is None: return f(q_B, y_B)   # the mean in one op (the same numbers as `reduction='none'` then `.mean()`)
         return (f(q_B, y_B, reduction='none') * batch.weight).mean()
 
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #86f1fee6
-def clip_grad_norm(params: list, max_norm: float) -> torch.Tensor:
-    "Rescale the gradients of `params` so their joint L2 norm is at most `max_norm`; returns the norm before (as torch's `clip_grad_norm_`)"
-    grads = [p.grad for p in params if p.grad is not None]
-    if not grads: return torch.zeros(())
-    norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    coef = max_norm / (norm + 1e-6)
-    if coef < 1: torch._foreach_mul_(grads, coef)
-    return norm
-
-class GradClipCallback(Callback):
-    "Clip the model's gradient norm to `max_norm` after backward"
-    def __init__(self, max_norm: float = 10.): self.max_norm = max_norm
-    def before_fit(self): self.params = list(self.learn.model.parameters())   # once per fit, not once per batch
-    def after_backward(self): clip_grad_norm(self.params, self.max_norm)
-
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #0badf110
-@dataclass
-class OffPolicySchedule:
-    "When off-policy learning starts, and how many updates each round of `train_every` env steps buys"
-    learning_starts: int = 1000   # transitions stored before the first update
-    train_every: int = 4          # env steps per round of updates
-    updates: int = 1              # gradient steps per round
-
-    def __post_init__(self): check_fields(self, learning_starts=NON_NEGATIVE_INT, train_every=POSITIVE_INT, updates=POSITIVE_INT)
-
-    def n_batches(self, total_env_steps: int) -> int:
-        "Gradient steps in a run of `total_env_steps`: its whole rounds"
-        return max(0, (total_env_steps - self.learning_starts) // self.train_every * self.updates)
-
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #bf69dfd2
-@dataclass
-class PrioritizedReplay:
-    "Proportional prioritized replay for `DQNConfig.prioritized` (Schaul et al. 2016)"
-    alpha: float = 0.6   # priority exponent: 0 is uniform
-    beta: float = 0.4    # initial importance-weight exponent, annealed linearly to 1 over the run's batches
-    eps: float = 1e-6    # added to |TD error|, so no transition stops being drawn
-
-    def __post_init__(self): check_fields(self, alpha=NON_NEGATIVE, beta=UNIT, eps=POSITIVE)
-
-    def sampler(self, n_batches: int, seed: int) -> PrioritizedSampler:
-        "A `PrioritizedSampler` whose β reaches 1 at batch `n_batches`"
-        return PrioritizedSampler(self.alpha, LinearSchedule(self.beta, 1., max(1, n_batches)), self.eps, seed=seed)
-
 class PriorityCallback(Callback):
     "After each update, set the priorities of the batch's slots in `sampler` to the loss's TD errors (`loss_func.td`)"
     def __init__(self, sampler: PrioritizedSampler): self.sampler = sampler
@@ -135,159 +90,111 @@ class PriorityCallback(Callback):
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
 @dataclass
-class DQNConfig:
-    "Hyperparameters shared by the DQN family"
+class DQNConfig(RunConfig):
+    "Hyperparameters of the DQN family"
     total_steps: int = 50_000     # env steps of the run
-    n_envs: int = 1               # envs collecting side by side
+    eval_every: int = 2_000       # env steps between evaluations
+    threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
     lr: float = 2.3e-3            # Adam learning rate
     bs: int = 64                  # transitions per gradient step
     buffer: int = 100_000         # replay capacity
     gamma: float = 0.99           # discount
     n_step: int = 1               # n-step returns (1: plain one-step TD targets)
-    prioritized: PrioritizedReplay | None = None   # prioritized replay's hyperparameters (None: uniform replay)
-    schedule: OffPolicySchedule = field(default_factory=lambda: OffPolicySchedule(1000, 256, 128))
+    learning_starts: int = 1_000  # transitions stored before the first update
+    train_every: int = 256        # env steps per round of updates
+    updates: int = 128            # gradient steps per round
+    prioritized: bool = False     # prioritized replay (Schaul et al. 2016) instead of uniform
+    per_alpha: float = 0.6        # prioritized: priority exponent (0 is uniform)
+    per_beta: float = 0.4         # prioritized: initial importance-weight exponent, annealed linearly to 1 over the run's batches
+    per_eps: float = 1e-6         # prioritized: added to |TD error|, so no transition stops being drawn
     eps_start: float = 1.0        # initial exploration rate
     eps_end: float = 0.04         # final exploration rate
     eps_fraction: float = 0.16    # fraction of the run over which ε decays linearly
     hidden: tuple = (256, 256)    # hidden layer sizes of the Q-network
-    loss: str = 'huber'           # 'huber' or 'mse'
+    loss: str = 'huber'           # 'huber' or 'mse' (the categorical head has its own cross-entropy)
     grad_clip: float | None = 10. # max gradient norm (None: no clipping)
-    eval_every: int = 2_000       # env steps between evaluations
-    eval_episodes: int = 20       # episodes per evaluation
-    eval_envs: int = 10           # envs the evaluator runs side by side
-    threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
-    stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
-    device: str = 'cpu'           # torch device of the networks and the replay
-    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
     max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
+    target_update: str | None = None  # None (bootstrap from the online network), 'hard' (copy every `target_every` steps) or 'soft' (Polyak, `tau`)
+    target_every: int = 250       # hard target update: optimizer steps between copies
+    tau: float = 0.005            # soft target update: θ⁻ ← τθ + (1 - τ)θ⁻ after every step
+    bootstrap: str = 'greedy'     # V(s'): 'greedy' (max of the target net) or 'double' (target net at the online net's argmax)
+    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams) or 'categorical' (C51's return distribution)
+    n_atoms: int = 51             # categorical head: atoms of the support
+    v_min: float = 0.             # categorical head: lowest return of the support
+    v_max: float = 100.           # categorical head: highest return of the support
 
-    def __post_init__(self):
-        check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'bs', 'buffer', 'n_step', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
-                     **dict.fromkeys(('gamma', 'eps_start', 'eps_end'), UNIT), lr=LEARNING_RATE, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
-                     hidden=LAYERS, loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, threshold=FINITE_OR_NONE, env_timeout=POSITIVE,
-                     max_restarts=NON_NEGATIVE_INT, schedule=(lambda v: isinstance(v, OffPolicySchedule), 'an OffPolicySchedule(learning_starts, train_every, updates)'),
-                     prioritized=(lambda v: v is None or isinstance(v, PrioritizedReplay), 'None or a PrioritizedReplay(alpha, beta, eps)'))
-        starts, never = self.schedule.learning_starts, f'the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts'
-        if self.bs > self.buffer: raise ValueError(f'DQNConfig.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
-        if starts > self.buffer: raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: {never}.')
-        if starts < self.bs: raise ValueError(f'DQNConfig.schedule.learning_starts = {starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
-
-    def n_batches(self) -> int:
-        "Gradient steps in the run"
-        return self.schedule.n_batches(self.total_steps)
-
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #22d3cd33
-from torch.optim import optimizer as _optim
-
-def _step_hooks(opt) -> bool:
-    "Whether any step hook (of `opt`, or global) is registered"
-    return bool(opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks or _optim._global_optimizer_pre_hooks or _optim._global_optimizer_post_hooks)
-
-class FusedAdam(torch.optim.Adam):
-    "torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step bookkeeping"
-    _lists = None   # (params, exp_avgs, exp_avg_sqs, steps) of the one group, once the state exists
-
-    def __init__(self, params, lr: float = 1e-3, eps: float = 1e-8):
-        super().__init__(params, lr=lr, eps=eps, fused=True)
-
-    def _collect(self):
-        "The state lists of the direct path, or None where torch's `step` must do the work"
-        g = self.param_groups
-        if len(g) != 1 or g[0]['amsgrad'] or g[0]['decoupled_weight_decay'] or isinstance(g[0]['lr'], torch.Tensor): return None
-        ps = g[0]['params']
-        if any(p not in self.state or p.is_complex() for p in ps) or len({(p.device, p.dtype) for p in ps}) != 1: return None
-        st = [self.state[p] for p in ps]
-        return ps, [s['exp_avg'] for s in st], [s['exp_avg_sq'] for s in st], [s['step'] for s in st]
-
-    def step(self, closure=None):
-        "One Adam step: straight through the fused kernel once the state exists, else torch's `step` (with its hooks and profiler range)"
-        if closure is None and self._lists is not None and not _step_hooks(self):
-            ps, exp_avgs, exp_avg_sqs, steps = self._lists
-            grads = [p.grad for p in ps]
-            if all(x is not None for x in grads):
-                g = self.param_groups[0]; b1, b2 = g['betas']
-                with torch.no_grad():   # what torch's `_fused_adam` does, minus its checks and grouping
-                    torch._foreach_add_(steps, 1)
-                    torch._fused_adam_(ps, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=g['lr'], beta1=b1, beta2=b2,
-                                       weight_decay=g['weight_decay'], eps=g['eps'], maximize=g['maximize'], grad_scale=None, found_inf=None)
-                return None
-        return self._torch_step(closure)
-    step.hooked = True   # torch wraps every optimizer's `step` in its hook runner (13 µs a call here): only `_torch_step` needs it
-
-    @torch.optim.Optimizer.profile_hook_step
-    def _torch_step(self, closure=None):
-        adam_step = torch.optim.Adam.step
-        loss = (adam_step.__wrapped__ if getattr(adam_step, 'hooked', False) else adam_step)(self, closure)   # not hooked twice
-        self._lists = self._collect()
-        return loss
-
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #683b0886
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
 @patch
-def zero_grad(self: FusedAdam, set_to_none: bool = True):
-    if not (set_to_none and self._lists): return torch.optim.Adam.zero_grad(self, set_to_none)
-    for p in self._lists[0]: p.grad = None
+def __post_init__(self: DQNConfig):
+    RunConfig.__post_init__(self)
+    check_fields(self, **dict.fromkeys(('bs', 'buffer', 'n_step', 'train_every', 'updates', 'target_every', 'n_atoms'), POSITIVE_INT),
+                 **dict.fromkeys(('gamma', 'eps_start', 'eps_end', 'per_beta'), UNIT), lr=LEARNING_RATE, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                 hidden=LAYERS, loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, max_restarts=NON_NEGATIVE_INT, learning_starts=NON_NEGATIVE_INT,
+                 prioritized=(lambda v: isinstance(v, bool), 'True or False'), per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical'),
+                 v_min=FINITE, v_max=FINITE)
+    never = f'the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts'
+    if self.bs > self.buffer: raise ValueError(f'DQNConfig.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
+    if self.learning_starts > self.buffer: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: {never}.')
+    if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
+    if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
+    if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
+    if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
 
 @patch
-def load_state_dict(self: FusedAdam, state_dict):
-    self._lists = None   # new state tensors: collected again after the next (torch) step
-    torch.optim.Adam.load_state_dict(self, state_dict)
-
-@patch
-def add_param_group(self: FusedAdam, param_group):
-    self._lists = None
-    torch.optim.Adam.add_param_group(self, param_group)
-
-def adam(params, lr: float, eps: float = 1e-8):
-    "Adam: `FusedAdam` where this torch build supports fused Adam, else torch's default"
-    try: return FusedAdam(params, lr=lr, eps=eps)
-    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
+def n_batches(self: DQNConfig) -> int:
+    "Gradient steps in the run: its whole rounds of the off-policy schedule"
+    return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
-def dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, make_net: Callable | None = None, make_loss: Callable | None = None,
-                make_cbs: Callable | None = None, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
-    "A `Learner` that trains a DQN-family agent on `env_id` with `cfg`, seeded by `seed`"
-    cfg = cfg or DQNConfig()
-    seeds = Seeder(seed).spawn(5)
+def q_network(cfg: DQNConfig, obs_example, n_actions: int) -> nn.Module:
+    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, or `CategoricalQNetwork`"
+    if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max)
+    return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None)
+
+def dqn_loss(cfg: DQNConfig, net: nn.Module):
+    "The loss for `net` that `cfg` names: C51's cross-entropy or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
+    target = target_copy(net) if cfg.target_update else None
+    if cfg.head == 'categorical': return C51Loss(net, cfg.gamma, target=target)
+    return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if cfg.bootstrap == 'double' else GreedyBootstrap(), loss=cfg.loss)
+
+def _algo_cbs(cfg: DQNConfig, loss, sampler) -> list:
+    "The target network's updates and the priorities' write-back, where `cfg` asks for them"
+    cbs = [TargetNetworkCallback(loss.target, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
+    return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
+def dqn_learner(env_id: str,                 # a registered gymnasium id
+                cfg: DQNConfig | None = None,   # every hyperparameter (default `DQNConfig()`)
+                seed: int = 0,               # seeds the weights, exploration, envs, replay and evaluation
+                cbs=(),                      # extra callbacks
+                progress: bool = True,       # show a progress bar
+                envs=None,                   # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
+                eval_envs=None) -> RLLearner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+    "An `RLLearner` that trains the DQN-family agent `cfg` describes on `env_id`, seeded by `seed`"
+    cfg, seeds = cfg or DQNConfig(), Seeder(seed).spawn(5)
     if cfg.max_restarts and envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    rebuild = lambda: observation_envs(make_envs(env_id, cfg.n_envs))
-    envs = observation_envs(envs) if envs is not None else rebuild()   # Discrete observations one-hot; unreadable ones refused
+    rebuild = lambda: run_envs(env_id, cfg.n_envs)
+    envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
-    with torch.random.fork_rng():   # weight init from our seed, without touching the caller's global RNG
-        torch.manual_seed(seeds[0].int())
-        obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-        net = (make_net or (lambda o, a: QNetwork(o, a, cfg.hidden)))(obs_example, int(space.n)).to(cfg.device)
-        loss = (make_loss or (lambda net, cfg: DQNLoss(net, cfg.gamma, loss=cfg.loss)))(net, cfg)
+    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
+    def build():
+        net = q_network(cfg, obs_example, int(space.n)).to(cfg.device)
+        return net, dqn_loss(cfg, net)
+    net, loss = seeded_init(seeds[0].int(), build)   # weights from the run's seed; the caller's generator untouched
     sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
     col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout, make_envs=rebuild, max_restarts=cfg.max_restarts)
     src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
-    sampler = cfg.prioritized.sampler(cfg.n_batches(), seeds[3].int()) if cfg.prioritized else None
-    rb = ExperienceReplay(src, cfg.buffer, cfg.bs, sampler=sampler, learning_starts=cfg.schedule.learning_starts,
-                          train_every=cfg.schedule.train_every, updates=cfg.schedule.updates, device=cfg.device, seed=seeds[3].int(),
-                          example=example_step(envs, cfg.n_step > 1))   # allocated now: a buffer that cannot fit fails here
-    eval_envs = observation_envs(eval_envs or make_envs(env_id, cfg.eval_envs))
-    ev = EvalCallback(eval_envs, Agent(net, ArgmaxSelector(), space), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
-                       timeout=cfg.env_timeout)
-    callbacks = [Recorder(every=10, step=lambda learn: col.env_step), EpisodeLogger(), ev, *(make_cbs(net, loss, cfg) if make_cbs else []), *cbs]
-    if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))
-    if sampler is not None: callbacks.append(PriorityCallback(sampler))
-    if cfg.stop_when_solved: callbacks.append(StopWhenSolvedCallback())
-    if progress: callbacks.append(ProgressCallback())
-    learn = Learner(net, tn.Loader(rb), loss, opt_func=adam, lr=cfg.lr, cbs=callbacks, get_x=lambda b: b.step.obs, get_y=lambda b: b)
-    learn.cfg, learn.agent, learn.evaluator, learn.collector = cfg, agent, ev, col
-    return learn
+    sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seeds[3].int()) if cfg.prioritized else None
+    replay = ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seeds[3].int(),
+                              example=example_step(envs, cfg.n_step > 1))   # allocated now: a buffer that cannot fit fails here
+    data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
+    ev = evaluator(cfg, env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), eval_envs)
+    losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, sampler), *cbs], progress)
 
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #55a331bb
-class StopWhenSolvedCallback(Callback):
-    "Stop `fit` once the learner's evaluator has reached its threshold"
-    order = 30
-    def after_batch(self):
-        from rlnb.loop import CancelFitException
-        if self.learn.evaluator.solved_at is not None:
-            self.learn.stop_reason = f'solved at env step {self.learn.evaluator.solved_at}'
-            raise CancelFitException()
-
-def train(learn: Learner) -> Learner:
-    "Fit `learn` to its config's `total_steps` env steps: `cfg.n_batches()` batches in all (the rest of them, after a resume)"
-    return learn.fit(max(0, learn.cfg.n_batches() - learn.opt_step))
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
+QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1, eps_fraction=0.5,
+                           hidden=(64, 64), loss='mse', eval_every=2_000, eval_episodes=10, threshold=None)   # learns CartPole a little in seconds: for tests and first runs

@@ -6,13 +6,12 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.double.html.md"""
 
 # %% ../../../nbs/10c_agents.dqn.double.ipynb #f3c4005c
 from __future__ import annotations
-from functools import partial
 import torch
 from torch import nn
-from .targets import target_dqn_learner
+
 
 # %% auto #0
-__all__ = ['double_dqn_learner', 'DoubleBootstrap']
+__all__ = ['DoubleBootstrap']
 
 # %% ../../../nbs/10c_agents.dqn.double.ipynb #9e5708ab
 class DoubleBootstrap:
@@ -20,5 +19,3 @@ class DoubleBootstrap:
     def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
         a_B = online(next_obs).argmax(-1, keepdim=True)
         return target(next_obs).gather(1, a_B)[:, 0]
-
-double_dqn_learner = partial(target_dqn_learner, bootstrap=DoubleBootstrap())

@@ -7,23 +7,19 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.dueling.html.md"""
 # %% ../../../nbs/10d_agents.dqn.dueling.ipynb #823bfb30
 from __future__ import annotations
 from torch import nn
-from .core import QNetwork, DQNConfig
-from .double import double_dqn_learner
+
 
 # %% auto #0
-__all__ = ['DuelingHead', 'dueling_dqn_learner']
+__all__ = ['DuelingHead']
 
 # %% ../../../nbs/10d_agents.dqn.dueling.ipynb #15a629af
 class DuelingHead(nn.Module):
     "Q-values from a value stream and a per-row centred advantage stream"
-    def __init__(self, in_features: int, n_actions: int):
+    def __init__(self,
+                 in_features: int,    # features of the body's last layer
+                 n_actions: int):     # one Q-value per action
         super().__init__()
         self.value, self.advantage = nn.Linear(in_features, 1), nn.Linear(in_features, n_actions)
     def forward(self, h):
         a_BA = self.advantage(h)
         return self.value(h) + a_BA - a_BA.mean(-1, keepdim=True)
-
-def dueling_dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, **kwargs):
-    "Double DQN with a target network and the dueling head"
-    cfg = cfg or DQNConfig()
-    return double_dqn_learner(env_id, cfg, seed, make_net=lambda o, a: QNetwork(o, a, cfg.hidden, head=DuelingHead), **kwargs)

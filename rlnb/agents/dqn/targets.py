@@ -10,10 +10,9 @@ import copy
 import torch
 from torch import nn
 from ...callback import Callback
-from .core import DQNLoss, DQNConfig, dqn_learner
 
 # %% auto #0
-__all__ = ['target_copy', 'HardUpdate', 'SoftUpdate', 'TargetNetworkCallback', 'target_dqn_learner']
+__all__ = ['target_copy', 'HardUpdate', 'SoftUpdate', 'TargetNetworkCallback']
 
 # %% ../../../nbs/10b_agents.dqn.targets.ipynb #e3c5f351
 def target_copy(net: nn.Module) -> nn.Module:
@@ -46,14 +45,6 @@ class TargetNetworkCallback(Callback):
     order = 10
     def __init__(self, target: nn.Module, rule=None): self.target, self.rule = target, rule or HardUpdate()
     def after_step(self): self.rule(self.target, self.learn.model, self.learn.opt_step)
-    def state_dict(self) -> dict: return super().state_dict() | {'target': self.target.state_dict()}
+    def state_dict(self) -> dict: return {'target': self.target.state_dict()}
     def load_state_dict(self, state: dict):
-        super().load_state_dict(state); self.target.load_state_dict(state['target']); return self
-
-# %% ../../../nbs/10b_agents.dqn.targets.ipynb #5777fe6b
-def target_dqn_learner(env_id: str, cfg: DQNConfig = None, seed: int = 0, update=None, bootstrap=None, **kwargs):
-    "A DQN `Learner` whose TD target reads a target network updated by `update` (default: hard, every 10 optimizer steps)"
-    update = update or HardUpdate(10)
-    def make_loss(net, cfg): return DQNLoss(net, cfg.gamma, target=target_copy(net), bootstrap=bootstrap, loss=cfg.loss)
-    def make_cbs(net, loss, cfg): return [TargetNetworkCallback(loss.target, update)]
-    return dqn_learner(env_id, cfg, seed, make_loss=make_loss, make_cbs=make_cbs, **kwargs)
+        self.target.load_state_dict(state['target']); return self

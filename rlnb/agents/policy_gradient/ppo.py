@@ -16,12 +16,12 @@ import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE,
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS)
-from ...callback import Callback, Recorder, ProgressCallback
-from ...learner import Learner
+from ...callback import Callback
+from ...learner import ModelLoss
 from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
-from ...data.gym import make_envs, observation_envs, Rollout, RolloutCollector, EpisodeLogger, find_collector
-from ...data.eval import EvalCallback
-from ..dqn.core import flatten_obs, mlp, adam, GradClipCallback, StopWhenSolvedCallback, train
+from ...data.gym import Rollout, RolloutCollector, find_collector
+from ...fast import adam
+from ...rl import RunConfig, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
 
 # %% auto #0
 __all__ = ['policy_selector', 'merge_moments', 'ObsNormalizer', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages',
@@ -299,7 +299,7 @@ class PGStatsCallback(Callback):
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82b1b4e1
 @dataclass
-class PPOConfig:
+class PPOConfig(RunConfig):
     "Hyperparameters of PPO (defaults: rl-baselines3-zoo's CartPole-v1 PPO)"
     total_steps: int = 100_000    # env steps of the run
     n_envs: int = 8               # envs collecting side by side (N)
@@ -323,18 +323,14 @@ class PPOConfig:
     obs_norm: bool = False        # standardise observations with running statistics
     reward_norm: bool = False     # scale rewards by the running std of the discounted return
     eval_every: int = 5_000       # env steps between evaluations
-    eval_episodes: int = 20       # episodes per evaluation
-    eval_envs: int = 10           # envs the evaluator runs side by side
-    threshold: float | None = 475 # evaluation mean that counts as solved
-    stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
-    device: str = 'cpu'
-    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
+    threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
 
     def __post_init__(self):
-        check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'n_steps', 'bs', 'n_epochs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
+        RunConfig.__post_init__(self)
+        check_fields(self, **dict.fromkeys(('n_steps', 'bs', 'n_epochs'), POSITIVE_INT),
                      **dict.fromkeys(('lr_schedule', 'clip_schedule'), one_of('linear', 'constant')), **dict.fromkeys(('vf_coef', 'ent_coef'), NON_NEGATIVE),
                      **dict.fromkeys(('gamma', 'gae_lambda'), UNIT), **dict.fromkeys(('clip_vf', 'grad_clip'), POSITIVE_OR_NONE), lr=LEARNING_RATE,
-                     clip=POSITIVE, hidden=LAYERS, log_std_init=FINITE, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
+                     clip=POSITIVE, hidden=LAYERS, log_std_init=FINITE)
         rows = self.n_steps * self.n_envs
         if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} rows is smaller than the minibatch size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
 
@@ -356,33 +352,28 @@ def pg_learner(env_id: str,            # a registered gymnasium id
                cbs=(),                 # extra callbacks
                progress: bool = True,  # show a progress bar
                envs=None,              # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-               eval_envs=None) -> Learner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-    "A `Learner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
+               eval_envs=None) -> RLLearner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+    "An `RLLearner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
     seeds = Seeder(seed).spawn(5)
-    envs = observation_envs(envs or make_envs(env_id, cfg.n_envs))   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
-    with torch.random.fork_rng():
-        torch.manual_seed(seeds[0].int())
-        obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-        model = ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device)
-    col = RolloutCollector(envs, Agent(model, sel, space, forward=model.policy), cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
+    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
+    model = seeded_init(seeds[0].int(), lambda: ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device))
+    agent = Agent(model, sel, space, forward=model.policy)
+    col = RolloutCollector(envs, agent, cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
     node = OnPolicyBatches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
-    eval_envs = observation_envs(eval_envs or make_envs(env_id, cfg.eval_envs))
-    ev = EvalCallback(eval_envs, Agent(model, policy_selector(space), space, forward=model.policy), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31,
-                       timeout=cfg.env_timeout)
+    ev = evaluator(cfg, env_id, Agent(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), eval_envs)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
-    callbacks = [Recorder(every=10, step=lambda learn: col.env_step), PGStatsCallback(), EpisodeLogger(), ev, decay, *cbs]
-    if cfg.grad_clip: callbacks.append(GradClipCallback(cfg.grad_clip))
-    if cfg.stop_when_solved: callbacks.append(StopWhenSolvedCallback())
-    if progress: callbacks.append(ProgressCallback())
-    learn = Learner(model, tn.Loader(node), loss, opt_func=lambda p, lr: adam(p, lr, eps=1e-5), lr=cfg.lr, cbs=callbacks,
-                    get_x=lambda b: b.obs, get_y=lambda b: b)
-    learn.cfg, learn.agent, learn.evaluator, learn.collector = cfg, col.agent, ev, col
-    return learn
+    losses = [ModelLoss(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
+    return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *cbs], progress)
 
-def ppo_learner(env_id: str, cfg: PPOConfig | None = None, seed: int = 0, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
-    "A `Learner` that trains PPO on `env_id` with `cfg`, seeded by `seed`"
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bd920977
+def ppo_learner(env_id: str,                 # a registered gymnasium id
+                cfg: PPOConfig | None = None,   # every hyperparameter (default `PPOConfig()`)
+                seed: int = 0,               # seeds the weights, the agent, the envs, the shuffling and the evaluator
+                cbs=(), progress: bool = True, envs=None, eval_envs=None) -> RLLearner:   # as for `pg_learner`
+    "An `RLLearner` that trains PPO on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or PPOConfig()
     loss = PPOLoss(cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.clip_vf, cfg.norm_adv)
     return pg_learner(env_id, cfg, seed, loss, cfg.n_epochs, cfg.bs, cfg.gae_lambda, cbs, progress, envs, eval_envs)

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 import torch
 from ...core import check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS
-from ...learner import Learner
+from ...rl import RunConfig, RLLearner
 from .ppo import PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
 # %% auto #0
@@ -33,7 +33,7 @@ class ReinforceLoss:
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #4a28f52a
 @dataclass
-class ReinforceConfig:
+class ReinforceConfig(RunConfig):
     "Hyperparameters of REINFORCE with a learned baseline"
     total_steps: int = 100_000    # env steps of the run
     n_envs: int = 8               # envs collecting side by side (N)
@@ -51,24 +51,22 @@ class ReinforceConfig:
     obs_norm: bool = False        # standardise observations with running statistics
     reward_norm: bool = False     # scale rewards by the running std of the discounted return
     eval_every: int = 5_000       # env steps between evaluations
-    eval_episodes: int = 20       # episodes per evaluation
-    eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = 475 # evaluation mean that counts as solved
-    stop_when_solved: bool = False# end the run at the first evaluation that reaches the threshold
-    device: str = 'cpu'
-    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
 
     def __post_init__(self):
-        check_fields(self, total_steps=POSITIVE_INT, n_envs=POSITIVE_INT, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'),
-                     gamma=UNIT, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
-                     eval_every=POSITIVE_INT, eval_episodes=POSITIVE_INT, eval_envs=POSITIVE_INT, threshold=FINITE_OR_NONE, env_timeout=POSITIVE)
+        RunConfig.__post_init__(self)
+        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'),
+                     gamma=UNIT, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE)
 
     def n_batches(self) -> int:
         "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
         return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #02017008
-def reinforce_learner(env_id: str, cfg: ReinforceConfig | None = None, seed: int = 0, cbs=(), progress: bool = True, envs=None, eval_envs=None) -> Learner:
+def reinforce_learner(env_id: str,                       # a registered gymnasium id
+                      cfg: ReinforceConfig | None = None,   # every hyperparameter (default `ReinforceConfig()`)
+                      seed: int = 0,                     # seeds the weights, the agent, the envs and the evaluator
+                      cbs=(), progress: bool = True, envs=None, eval_envs=None) -> RLLearner:   # as for `pg_learner`
     "A `Learner` that trains REINFORCE with a value baseline on `env_id`: `pg_learner` with λ = 1 and one batch of the whole rollout"
     cfg = cfg or ReinforceConfig()
     loss = ReinforceLoss(cfg.vf_coef, cfg.ent_coef, cfg.norm_adv)

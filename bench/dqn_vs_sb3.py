@@ -1,4 +1,4 @@
-"""rlnb DQN against Stable-Baselines3 DQN with identical hyperparameters, and against the bare-update floor.
+"""rlnb DQN against Stable-Baselines3 DQN with identical hyperparameters, against a bare loop, and against the bare-update floor.
 
 Hyperparameters: rl-baselines3-zoo's CartPole-v1 DQN (50k env steps, lr 2.3e-3, batch 64, buffer 100k,
 learning_starts 1000, gamma 0.99, target update every 10 env steps, rounds of 128 gradient steps every 256 env
@@ -8,7 +8,10 @@ updates (forward, target forward, loss, backward, clip, Adam step, each as rlnb 
 random batches with nothing else. SB3 syncs its target every 10 env steps, all of which fall between rounds
 (it does not update while it collects), so its target is the online net as of the start of each round and stays frozen through
 the round's 128 updates; rlnb's HardUpdate(128), which copies after every 128th optimizer step, is the same rule.
-The three run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired
+The bare loop is the least code that does the same work: a plain gymnasium env, batch-1 acting
+when not exploring, numpy arrays for storage and gathers, the same rounds of the same updates; it is the
+real limit for rlnb (its lower bound), where the floor leaves out acting and storage altogether.
+The four run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired
 ratios (the runs of one repeat are minutes apart, so a slow spell of the shared machine tends to hit all three), the wall times are
 medians too. rlnb's time is also split, in a separate profiled run, into
 acting, env stepping, updates and the rest, read off the loop's own profile (spans).
@@ -21,14 +24,14 @@ import numpy as np, torch
 from timing import timed_train
 
 def rlnb_cfg(steps):
-    from rlnb.agents.dqn.core import DQNConfig, OffPolicySchedule
-    return DQNConfig(total_steps=steps, n_envs=1, lr=2.3e-3, bs=64, buffer=100_000, gamma=0.99, n_step=1, schedule=OffPolicySchedule(1000, 256, 128),
-                     eps_start=1., eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), loss='huber', grad_clip=10., eval_every=10**9, threshold=None)
+    from rlnb.agents.dqn.core import DQNConfig
+    return DQNConfig(total_steps=steps, n_envs=1, lr=2.3e-3, bs=64, buffer=100_000, gamma=0.99, n_step=1, learning_starts=1000, train_every=256, updates=128,
+                     eps_start=1., eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), loss='huber', grad_clip=10., eval_every=10**9, threshold=None,
+                     target_update='hard', target_every=128)   # SB3's rule: see the docstring
 
 def run_rlnb(steps, seed, split=False):
-    from rlnb.agents.dqn.targets import target_dqn_learner, HardUpdate
-    learn = target_dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, update=HardUpdate(128), progress=False)   # SB3's rule: see the docstring
-    return timed_train(learn, split)
+    from rlnb.agents.dqn.core import dqn_learner
+    return timed_train(dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, progress=False), split)
 
 def run_sb3(steps, seed):
     import gymnasium as gym
@@ -40,8 +43,9 @@ def run_sb3(steps, seed):
 
 def run_floor(n_updates, seed):
     "Bare DQN updates on random batches: the cost of the learning alone"
-    from rlnb.agents.dqn.core import QNetwork, adam, clip_grad_norm
+    from rlnb.agents.dqn.core import QNetwork
     from rlnb.agents.dqn.targets import target_copy, HardUpdate
+    from rlnb.fast import adam, clip_grad_norm
     g = torch.Generator().manual_seed(seed)
     net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); params = list(net.parameters()); opt = adam(params, 2.3e-3)
     obs, nxt = torch.randn(64, 4, generator=g), torch.randn(64, 4, generator=g)
@@ -55,6 +59,44 @@ def run_floor(n_updates, seed):
         sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy after every round
     return time.perf_counter() - t0
 
+def run_bare(steps, seed):
+    "The least code that does rlnb's DQN work: a plain env, batch-1 greedy acting, numpy storage and gathers, rounds of the same updates"
+    import gymnasium as gym
+    from rlnb.agents.dqn.core import QNetwork
+    from rlnb.agents.dqn.targets import target_copy
+    from rlnb.fast import adam, clip_grad_norm
+    cfg, rng = rlnb_cfg(steps), np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt = target_copy(net); params = list(net.parameters()); opt = adam(params, 2.3e-3)
+    O, N = np.zeros((steps, 4), np.float32), np.zeros((steps, 4), np.float32)
+    A, R, T = np.zeros(steps, np.int64), np.zeros(steps, np.float32), np.zeros(steps, bool)
+    env = gym.make('CartPole-v1'); obs, _ = env.reset(seed=seed)
+    size = pending = n_upd = 0; decay = int(cfg.eps_fraction * steps); total = cfg.n_batches()
+    t0 = time.perf_counter()
+    while n_upd < total:
+        eps = max(0.04, 1 - 0.96 * size / decay)
+        if rng.random() < eps: a = int(rng.integers(2))
+        else:
+            with torch.no_grad(): a = int(net(torch.from_numpy(obs)[None]).argmax())
+        nxt, r, term, trunc, _ = env.step(a)
+        O[size], A[size], R[size], N[size], T[size] = obs, a, r, nxt, term
+        size += 1
+        obs = env.reset()[0] if term or trunc else nxt
+        if size < 1000: continue
+        pending += 1
+        if pending < 256: continue
+        pending = 0
+        for _ in range(128):   # a round: 128 updates on batches of 64, then a hard copy into the target
+            idx = rng.integers(0, size, 64)
+            o, a_, r_, n_, t_ = (torch.from_numpy(x.take(idx, 0)) for x in (O, A, R, N, T))
+            with torch.no_grad(): y = r_ + 0.99 * ~t_ * tgt(n_).max(-1).values
+            loss = torch.nn.functional.smooth_l1_loss(net(o).gather(1, a_[:, None])[:, 0], y)
+            loss.backward(); clip_grad_norm(params, 10.); opt.step(); opt.zero_grad(set_to_none=True)
+        n_upd += 128
+        with torch.no_grad():
+            for p, q in zip(tgt.parameters(), net.parameters()): p.copy_(q)
+    return time.perf_counter() - t0
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=50_000)
@@ -66,19 +108,20 @@ def main():
         wall, n, _ = run_rlnb(a.steps, k)
         if n != n_upd: raise RuntimeError(f'rlnb ran {n} updates, the floor times {n_upd}: the two must match')
         return wall
-    runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=rlnb, floor=lambda k: run_floor(n_upd, k))
+    runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=rlnb, bare=lambda k: run_bare(a.steps, k), floor=lambda k: run_floor(n_upd, k))
     t = {name: [] for name in runs}
     for k in range(a.repeats):
-        order = list(runs)[k % 3:] + list(runs)[:k % 3]   # who runs first rotates
+        order = list(runs)[k % 4:] + list(runs)[:k % 4]   # who runs first rotates
         for name in order: t[name].append(runs[name](k))
-        print(f"repeat {k} ({', '.join(order)}): sb3 {t['sb3'][-1]:.1f} s  rlnb {t['rlnb'][-1]:.1f} s  floor {t['floor'][-1]:.1f} s ({n_upd} updates)", flush=True)
+        print(f"repeat {k} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.1f} s' for n in runs) + f' ({n_upd} updates)', flush=True)
     _, _, split = run_rlnb(a.steps, 0, split=True)
-    r, s, f = t['rlnb'], t['sb3'], t['floor']
-    rs, ss, fs = statistics.median(r), statistics.median(s), statistics.median(f)
-    vs_sb3, vs_floor = statistics.median(x / y for x, y in zip(r, s)), statistics.median(x / y for x, y in zip(r, f))
-    out = dict(rlnb_s=round(rs, 2), sb3_s=round(ss, 2), floor_s=round(fs, 2), ratio_vs_sb3=round(vs_sb3, 3), ratio_vs_floor=round(vs_floor, 3),
+    r, s, b, f = t['rlnb'], t['sb3'], t['bare'], t['floor']
+    paired = lambda x, y: statistics.median(u / v for u, v in zip(x, y))
+    out = dict(rlnb_s=round(statistics.median(r), 2), sb3_s=round(statistics.median(s), 2), bare_s=round(statistics.median(b), 2), floor_s=round(statistics.median(f), 2),
+               ratio_vs_sb3=round(paired(r, s), 3), ratio_vs_bare=round(paired(r, b), 3), ratio_vs_floor=round(paired(r, f), 3),
                updates=n_upd, split_s=split)
-    print(f"rlnb {rs:.1f} s, SB3 {ss:.1f} s, floor {fs:.1f} s: rlnb/SB3 {vs_sb3:.3f} (target <= 0.7), rlnb/floor {vs_floor:.3f} (target <= 1.15)")
+    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s, floor {out['floor_s']:.1f} s: "
+          f"rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), rlnb/floor {out['ratio_vs_floor']:.3f} (information)")
     print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)
     print(json.dumps(out))
 

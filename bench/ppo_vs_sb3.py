@@ -1,4 +1,4 @@
-"""rlnb PPO against Stable-Baselines3 PPO with identical hyperparameters, and against the bare-update floor.
+"""rlnb PPO against Stable-Baselines3 PPO with identical hyperparameters, against a bare loop, and against the bare-update floor.
 
 Hyperparameters: rl-baselines3-zoo's CartPole-v1 PPO (8 envs, n_steps 32, batch 256, gae_lambda 0.8,
 gamma 0.98, 20 epochs, ent_coef 0, learning rate linear from 1e-3, clip range linear from 0.2,
@@ -6,7 +6,11 @@ gamma 0.98, 20 epochs, ent_coef 0, learning rate linear from 1e-3, clip range li
 max_grad_norm 0.5, advantage normalisation, Adam eps 1e-5). One torch thread, no evaluation. The floor
 is the same number of bare torch minibatch updates (forward of the same actor-critic, PPO loss,
 backward, gradient clipping, Adam step configured as rlnb configures it) on random data, with nothing
-else. The three run alternately; medians over repeats. rlnb's time is also split, in a separate profiled
+else. The bare loop is the least code that does rlnb's work: CartPole's own numpy vector env, one
+batched policy forward per step, the rollout in preallocated tensors, one forward for the rollout's
+values and log-probs, GAE, and the same 20 updates per rollout with the same schedules: the real limit
+for rlnb. The four run alternately, their order rotating every repeat; ratios are medians of the
+repeats' paired ratios. rlnb's time is also split, in a separate profiled
 run, into acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
@@ -37,7 +41,7 @@ def run_sb3(steps, seed):
 def run_floor(n_updates, seed):
     "Bare PPO minibatch updates on random data: the cost of the learning alone"
     from rlnb.agents.policy_gradient.ppo import ActorCritic
-    from rlnb.agents.dqn.core import adam, clip_grad_norm
+    from rlnb.fast import adam, clip_grad_norm
     import gymnasium as gym
     g = torch.Generator().manual_seed(seed)
     model = ActorCritic(torch.zeros(1, 4), gym.spaces.Discrete(2)); params = list(model.parameters()); opt = adam(params, 1e-3, eps=1e-5)
@@ -54,7 +58,44 @@ def run_floor(n_updates, seed):
         ent = -(logp_all.exp() * logp_all).sum(-1).mean()
         loss = pg + 0.5 * ((out['value'] - ret) ** 2).mean() - 0. * ent
         opt.zero_grad(set_to_none=True); loss.backward()
-        clip_grad_norm(params, 0.5); opt.step()   # as rlnb's GradClipCallback does it
+        clip_grad_norm(params, 0.5); opt.step()   # as rlnb's loss does it (max_grad_norm)
+    return time.perf_counter() - t0
+
+def run_bare(steps, seed):
+    "The least code that does rlnb's PPO work, with the same hyperparameters: acting, GAE, 20 full-rollout updates per rollout"
+    import gymnasium as gym
+    from rlnb.agents.policy_gradient.ppo import ActorCritic, gae, standardize
+    from rlnb.fast import adam, clip_grad_norm
+    torch.manual_seed(seed); g = torch.Generator().manual_seed(seed)
+    T, N = 32, 8
+    envs = gym.make_vec('CartPole-v1', N, vectorization_mode='vector_entry_point')
+    model = ActorCritic(torch.zeros(1, 4), gym.spaces.Discrete(2)); params = list(model.parameters()); opt = adam(params, 1e-3, eps=1e-5)
+    O, A, R = torch.zeros(T, N, 4), torch.zeros(T, N, dtype=torch.long), torch.zeros(T, N)
+    TE, TR, VALID = (torch.zeros(T, N, dtype=torch.bool) for _ in range(3))
+    obs, done = torch.from_numpy(envs.reset(seed=seed)[0]), torch.zeros(N, dtype=torch.bool)
+    n_roll = math.ceil(steps / (T * N))
+    t0 = time.perf_counter()
+    for it in range(n_roll):
+        frac = 1 - it * T * N / steps
+        for t in range(T):
+            with torch.no_grad(): a = torch.multinomial(model.policy(obs)['logits'].softmax(-1), 1, generator=g)[:, 0]
+            nxt, r, te, tr, _ = envs.step(a.numpy())
+            O[t], A[t], R[t], TE[t], TR[t], VALID[t] = obs, a, torch.from_numpy(r), torch.from_numpy(te), torch.from_numpy(tr), ~done   # a row after an end is the reset
+            obs, done = torch.from_numpy(nxt), TE[t] | TR[t]
+        with torch.no_grad():
+            out = model(torch.cat([O.view(-1, 4), obs]))
+            v, logp = out['value'][:T * N].view(T, N), out['logits'][:T * N].log_softmax(-1).gather(1, A.view(-1, 1))[:, 0]
+            adv = gae(R, v, torch.cat([v[1:], out['value'][T * N:][None]]), TE, TE | TR, 0.98, 0.8) * VALID
+            ret, w = ((adv + v) * VALID).view(-1), VALID.view(-1).float() / VALID.sum().clamp(min=1)
+        adv, x, act, clip = adv.view(-1), O.view(-1, 4), A.view(-1), 0.2 * frac
+        for pg_ in opt.param_groups: pg_['lr'] = 1e-3 * frac
+        for _ in range(20):
+            out = model(x); lp_all = out['logits'].log_softmax(-1)
+            ratio, a_n = (lp_all.gather(1, act[:, None])[:, 0] - logp).exp(), standardize(adv, w)
+            pg = -(torch.minimum(ratio * a_n, ratio.clamp(1 - clip, 1 + clip) * a_n) @ w)
+            ent = -(lp_all.exp() * lp_all).sum(-1) @ w
+            loss = pg + 0.5 * (((out['value'] - ret) ** 2) @ w) - 0. * ent
+            loss.backward(); clip_grad_norm(params, 0.5); opt.step(); opt.zero_grad(set_to_none=True)
     return time.perf_counter() - t0
 
 def main():
@@ -63,16 +104,19 @@ def main():
     ap.add_argument('--repeats', type=int, default=3)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    rl, sb, fl = [], [], []
     _, n_updates, split = run_rlnb(a.steps, 100, split=True)   # warm-up, and the time split
     print(f'rlnb time split (one profiled run, s; other: rollout preparation, collector bookkeeping, events): {split}', flush=True)
+    runs = dict(rlnb=lambda i: run_rlnb(a.steps, i)[0], sb3=lambda i: run_sb3(a.steps, i), bare=lambda i: run_bare(a.steps, i), floor=lambda i: run_floor(n_updates, i))
+    t = {name: [] for name in runs}
     for i in range(a.repeats):
-        w, n_updates, _ = run_rlnb(a.steps, i); rl.append(w)
-        sb.append(run_sb3(a.steps, i))
-        fl.append(run_floor(n_updates, i))
-        print(f'repeat {i}: rlnb {rl[-1]:.2f} s  sb3 {sb[-1]:.2f} s  floor {fl[-1]:.2f} s ({n_updates} updates)', flush=True)
-    r, s, f = statistics.median(rl), statistics.median(sb), statistics.median(fl)
-    print(json.dumps(dict(rlnb_s=round(r, 2), sb3_s=round(s, 2), floor_s=round(f, 2), ratio_vs_sb3=round(r / s, 3), ratio_vs_floor=round(r / f, 3),
+        order = list(runs)[i % 4:] + list(runs)[:i % 4]   # who runs first rotates
+        for name in order: t[name].append(runs[name](i))
+        print(f"repeat {i} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.2f} s' for n in runs) + f' ({n_updates} updates)', flush=True)
+    med = {n: statistics.median(v) for n, v in t.items()}
+    paired = lambda x: statistics.median(u / v for u, v in zip(t['rlnb'], t[x]))
+    print(f"rlnb/SB3 {paired('sb3'):.3f} (target <= 0.7), rlnb/bare {paired('bare'):.3f} (target <= 1.05), rlnb/floor {paired('floor'):.3f} (information)")
+    print(json.dumps(dict(rlnb_s=round(med['rlnb'], 2), sb3_s=round(med['sb3'], 2), bare_s=round(med['bare'], 2), floor_s=round(med['floor'], 2),
+                          ratio_vs_sb3=round(paired('sb3'), 3), ratio_vs_bare=round(paired('bare'), 3), ratio_vs_floor=round(paired('floor'), 3),
                           n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split)))
 
 if __name__ == '__main__': main()

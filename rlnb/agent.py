@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numpy as np
 from typing import Callable
+from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -19,7 +20,8 @@ __all__ = ['space_kind', 'Selector', 'ArgmaxSelector', 'LinearSchedule', 'Expone
            'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
-def space_kind(space) -> str:
+def space_kind(space                                 # a gymnasium space (recognised by its type name)
+              ) -> str:
     "The class name of a gymnasium space (`'Discrete'`, `'Box'`, ...), or `'None'`"
     return type(space).__name__ if space is not None else 'None'
 
@@ -28,7 +30,9 @@ class Selector:
     "Turns a model's output into actions; owns a seeded generator"
     supported: tuple = ()   # names of the action spaces this selector can act in
 
-    def __init__(self, seed: int | None = 0):
+    def __init__(self,
+                 seed: int | None = 0):                # seeds the selector's generator
+
         self.gen = Seeder(seed).torch()
 
     @classmethod
@@ -41,11 +45,15 @@ class Selector:
             raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
                              "wrap the env in a gymnasium ActionWrapper that adds the offset.")
 
-    def check_space(self, space):
+    def check_space(self,
+                    space):                               # the action space of the envs the selector will act in
         "Raise a `ValueError` unless this selector can act in `space` (its kind, and what the selector was built for)"
         self.check_kind(space)
 
-    def act(self, forward: Callable, obs, deterministic: bool = False):
+    def act(self,
+            forward: Callable,                    # obs -> the network output the selector reads
+            obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
+            deterministic: bool = False):         # act greedily (evaluation)
         "Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the forward"
         return self(forward(obs), deterministic)
 
@@ -72,14 +80,20 @@ class ArgmaxSelector(Selector):
 # %% ../nbs/04_agent.ipynb #09b62492
 class LinearSchedule:
     "Linear from `start` to `end` over `steps` steps, then constant"
-    def __init__(self, start: float = 1., end: float = 0.05, steps: int = 10_000):
+    def __init__(self,
+                 start: float = 1.0,                   # the value at step 0
+                 end: float = 0.05,                    # the value from `steps` on
+                 steps: int = 10000):                  # steps of the linear decay
         if steps <= 0: raise ValueError(f'steps must be positive, got {steps}')
         self.start, self.end, self.steps = start, end, steps
     def __call__(self, t: int) -> float: return self.start + (self.end - self.start) * min(t, self.steps) / self.steps
 
 class ExponentialSchedule:
     "`end + (start - end) * exp(-t / decay)`"
-    def __init__(self, start: float = 1., end: float = 0.05, decay: float = 1_000.):
+    def __init__(self,
+                 start: float = 1.0,                   # the value at step 0
+                 end: float = 0.05,                    # the value it decays towards
+                 decay: float = 1000.0):               # steps per factor e of decay
         if decay <= 0: raise ValueError(f'decay must be positive, got {decay}')
         self.start, self.end, self.decay = start, end, decay
     def __call__(self, t: int) -> float: return self.end + (self.start - self.end) * math.exp(-t / self.decay)
@@ -88,50 +102,60 @@ class ExponentialSchedule:
 class EpsilonGreedySelector(Selector):
     "Argmax of the Q-values, replaced by a uniformly random action with probability `schedule(env_step)`"
     supported = ('Discrete',)
-    def __init__(self, n_actions: int,          # the number of discrete actions, to draw random ones without the Q-values
-                 schedule=None,                  # ε as a function of the env step (default `LinearSchedule()`)
-                 seed: int | None = 0):
+    def __init__(self,
+                 n_actions: int,                       # the number of discrete actions, to draw random ones without the Q-values
+                 schedule=None,                        # ε as a function of the env step (default `LinearSchedule()`)
+                 seed: int | None = 0):                # seeds the exploration's generator
         super().__init__(seed)
         self.n_actions, self.schedule, self.env_step = n_actions, schedule or LinearSchedule(), 0
 
     @property
     def epsilon(self) -> float: return self.schedule(self.env_step)
 
-    def check_space(self, space):
+    def check_space(self,
+                    space):                               # the action space of the envs
         super().check_space(space)
         if int(space.n) != self.n_actions:
             raise ValueError(f"This EpsilonGreedySelector draws from {self.n_actions} actions and the env has {int(space.n)} ({space}): "
                              f"build it with EpsilonGreedySelector({int(space.n)}, ...).")
 
-    def _draw(self, B: int, A: int):
-        "ε, which of `B` rows explore (a numpy mask) and how many, and their random actions: the same draws whether the Q-values exist or not"
-        eps = self.epsilon
-        explore_B = torch.rand(B, generator=self.gen).numpy() < eps   # drawn where the generator lives (CPU), compared in float32 by numpy at a third of torch's cost
-        rand_B = torch.randint(A, (B,), generator=self.gen)
-        self.env_step += B
-        return eps, explore_B, np.count_nonzero(explore_B), rand_B
-
-    def _pick(self, q_BA, info: dict, eps: float, explore_B, n_explore: int, rand_B):
-        act_B = q_BA.argmax(-1)
-        if n_explore: act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device), rand_B.to(act_B.device), act_B)   # most steps explore nowhere: no merge
-        return act_B, info | {'epsilon': eps}
-
-    def __call__(self, out, deterministic: bool = False):
-        q_BA, info = _q_and_info(out)
-        if deterministic: return q_BA.argmax(-1), info
-        return self._pick(q_BA, info, *self._draw(len(q_BA), self.n_actions))
-
-    def act(self, forward: Callable, obs, deterministic: bool = False):
-        "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
-        if deterministic: return self(forward(obs), deterministic)
-        x = _first_leaf(obs)
-        eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
-        if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}
-        return self._pick(*_q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
-
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.env_step = state['env_step']; return self
+
+# %% ../nbs/04_agent.ipynb #b0e5e83c
+@patch
+def _draw(self: EpsilonGreedySelector, B: int, A: int):
+    "ε, which of `B` rows explore (a numpy mask) and how many, and their random actions: the same draws whether the Q-values exist or not"
+    eps = self.epsilon
+    explore_B = torch.rand(B, generator=self.gen).numpy() < eps   # drawn where the generator lives (CPU), compared in float32 by numpy at a third of torch's cost
+    rand_B = torch.randint(A, (B,), generator=self.gen)
+    self.env_step += B
+    return eps, explore_B, np.count_nonzero(explore_B), rand_B
+
+@patch
+def _pick(self: EpsilonGreedySelector, q_BA, info: dict, eps: float, explore_B, n_explore: int, rand_B):
+    act_B = q_BA.argmax(-1)
+    if n_explore: act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device), rand_B.to(act_B.device), act_B)   # most steps explore nowhere: no merge
+    return act_B, info | {'epsilon': eps}
+
+@patch
+def __call__(self: EpsilonGreedySelector, out, deterministic: bool = False):
+    q_BA, info = _q_and_info(out)
+    if deterministic: return q_BA.argmax(-1), info
+    return self._pick(q_BA, info, *self._draw(len(q_BA), self.n_actions))
+
+@patch
+def act(self: EpsilonGreedySelector,
+        forward: Callable,                    # obs -> Q-values `[B, A]` (or a dict with `q`)
+        obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
+        deterministic: bool = False):         # act greedily (evaluation)
+    "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
+    if deterministic: return self(forward(obs), deterministic)
+    x = _first_leaf(obs)
+    eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
+    if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}
+    return self._pick(*_q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
 class CategoricalSelector(Selector):
@@ -148,7 +172,10 @@ class CategoricalSelector(Selector):
         return act_B, {**out, 'logp': logp_B}
 
 # %% ../nbs/04_agent.ipynb #302e3a6c
-def gaussian_logp(mean_BA, log_std_BA, u_BA) -> torch.Tensor:
+def gaussian_logp(mean_BA,                              # means of the Gaussian
+                  log_std_BA,                           # log standard deviations
+                  u_BA                                  # the actions whose log-density is wanted
+                 ) -> torch.Tensor:
     "Log-density `[B]` of `u_BA` under independent normals `N(mean, exp(log_std))`, summed over the action dimensions"
     return (-0.5 * ((u_BA - mean_BA) / log_std_BA.exp()) ** 2 - log_std_BA - 0.5 * math.log(2 * math.pi)).sum(-1)
 
@@ -156,7 +183,11 @@ def gaussian_logp(mean_BA, log_std_BA, u_BA) -> torch.Tensor:
 class GaussianSelector(Selector):
     "Samples `N(mean, exp(log_std))`, clipped or tanh-squashed into `[low, high]`; info holds `logp` and `raw_action`"
     supported = ('Box',)
-    def __init__(self, low, high, bound: str = 'clip', seed: int | None = 0):
+    def __init__(self,
+                 low,                                  # the action space's lower bounds
+                 high,                                 # the action space's upper bounds
+                 bound: str = 'clip',                  # 'clip' the sample into the bounds (the loss keeps the raw sample)
+                 seed: int | None = 0):                # seeds the sampling generator
         super().__init__(seed)
         if bound not in ('clip', 'squash'): raise ValueError(f"bound must be 'clip' or 'squash', got {bound!r}")
         self.low, self.high, self.bound = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32), bound
@@ -174,13 +205,15 @@ class GaussianSelector(Selector):
             logp_B = logp_B - torch.log((1 - t ** 2) * (high - low) / 2 + 1e-6).sum(-1)
         return act_BA, {**out, 'logp': logp_B, 'raw_action': u_BA}
 
-    def check_space(self, space):
+    def check_space(self,
+                    space):                               # the action space of the envs (a Box)
         super().check_space(space)
         if not (torch.isfinite(torch.as_tensor(space.low)).all() and torch.isfinite(torch.as_tensor(space.high)).all()):
             raise ValueError(f'GaussianSelector needs finite action bounds, got low={space.low}, high={space.high}.')
 
 # %% ../nbs/04_agent.ipynb #f9129cf5
-def model_device(model: nn.Module) -> torch.device:
+def model_device(model: nn.Module                      # a module (with parameters or buffers)
+                ) -> torch.device:
     "The device of `model`'s first parameter or buffer (CPU for a model with neither)"
     for t in model.parameters(): return t.device
     for t in model.buffers(): return t.device
@@ -188,13 +221,20 @@ def model_device(model: nn.Module) -> torch.device:
 
 class Agent:
     "A model and an action selector: `act(obs)` returns actions and the selector's info for a batch of observations"
-    def __init__(self, model: nn.Module, selector: Selector, action_space=None, forward: Callable | None = None):
+    def __init__(self,
+                 model: nn.Module,                     # the network it acts with (the one the learner trains)
+                 selector: Selector,                   # turns the network's output into actions
+                 action_space=None,                    # checked against the selector (None: not checked)
+                 forward: Callable | None = None):     # the network's call to act with (default `model`; e.g. `model.policy`)
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
         self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
         self._param = next(model.parameters(), None)   # its `.device` follows the model; looking it up each call costs more than a small forward's layer
 
-    def act(self, obs, deterministic: bool = False, grad: bool = False):
+    def act(self,
+            obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
+            deterministic: bool = False,          # act greedily (evaluation)
+            grad: bool = False):                  # keep the graph (default: no gradients while acting)
         "Actions `[B]` or `[B, A]` for a batch `obs` (a tensor or a tree of them), and an info dict"
         dev = self._param.device if self._param is not None else model_device(self.model)
         obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
@@ -207,14 +247,19 @@ class Agent:
 # %% ../nbs/04_agent.ipynb #ea8495b8
 class RandomAgent:
     "Uniformly random actions for a batch of observations, from a seeded generator"
-    def __init__(self, action_space, seed: int | None = 0):
+    def __init__(self,
+                 action_space,                         # the space actions are drawn from
+                 seed: int | None = 0):                # seeds its generator
         kind = space_kind(action_space)
         if kind not in ('Discrete', 'Box'): raise ValueError(f"RandomAgent supports Discrete and Box action spaces, not {kind}.")
         self.action_space, self.kind, self.gen = action_space, kind, Seeder(seed).torch()
         if kind == 'Discrete': self.n, self.start = int(action_space.n), int(action_space.start)
         else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)
 
-    def act(self, obs, deterministic: bool = False, grad: bool = False):
+    def act(self,
+            obs,                                  # a batch of observations `[B, ...]` (or a tree of them): only its batch size is used
+            deterministic: bool = False,          # ignored: a random agent has no greedy action
+            grad: bool = False):                  # ignored
         B = _first_leaf(obs).shape[0]
         if self.kind == 'Discrete':
             a = torch.randint(self.n, (B,), generator=self.gen)

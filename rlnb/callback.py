@@ -54,14 +54,19 @@ class Metrics:
     "Named, step-indexed series of floats that any callback can log to and any logger can read"
     def __init__(self): self.series, self.sinks = {}, []
 
-    def log(self, name: str, value, step: int):
+    def log(self,
+            name: str,                            # the series
+            value,                                # a number or a one-element tensor
+            step: int):                           # its position on the x axis (an opt step, an env step)
         "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks"
         value = value.item() if hasattr(value, 'item') else float(value)   # a tensor (even one that requires grad) or a number
         steps, values = self.series.setdefault(name, ([], []))
         steps.append(int(step)); values.append(value)
         for sink in self.sinks: sink(name, value, int(step))
 
-    def last(self, name: str, default=None):
+    def last(self,
+             name: str,                            # the series
+             default=None):                        # returned when the series is empty or absent
         "The most recent value of `name`, or `default`"
         s = self.series.get(name)
         return s[1][-1] if s else default
@@ -89,7 +94,10 @@ def load_state_dict(self: Metrics, state: dict):
 class Recorder(Callback):
     "Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default `learn.opt_step`)"
     order = -10
-    def __init__(self, every: int = 1, step=None): self.every, self.step = {'after_batch': every}, step
+    def __init__(self,
+                 every: int = 1,                       # log every `every`-th batch
+                 step=None):                           # `step(learn) -> int`, the x position of each value (default `learn.opt_step`)
+        self.every, self.step = {'after_batch': every}, step
     def after_batch(self):
         loss = getattr(self.learn, 'loss', None)
         if loss is not None: self.learn.metrics.log('loss', loss, self.step(self.learn) if self.step else self.learn.opt_step)
@@ -139,7 +147,10 @@ class ProgressCallback(Callback):
 class CSVLogger(Callback):
     "Write every metric value to `path` as CSV rows `step,metric,value`"
     order = 60
-    def __init__(self, path='metrics.csv', flush_every: int = 100):
+    def __init__(self,
+                 path='metrics.csv',                   # the CSV file (replaced at the start of each fit by the loop's metrics, then appended to)
+                 flush_every: int = 100):              # rows between flushes to disk
+
         self.path, self.flush_every, self._f = Path(path), flush_every, None
 
     def before_fit(self):
@@ -162,7 +173,8 @@ class CSVLogger(Callback):
 class TensorBoardLogger(Callback):
     "Write every metric value as a TensorBoard scalar into the event files of `log_dir`"
     order = 60
-    def __init__(self, log_dir='runs/tb'):
+    def __init__(self,
+                 log_dir='runs/tb'):                   # the directory of the event files
         try: from torch.utils.tensorboard import SummaryWriter
         except ImportError as e:
             raise ImportError('TensorBoardLogger needs the tensorboard package: pip install "rlnb[tensorboard]"') from e
@@ -183,15 +195,20 @@ class TensorBoardLogger(Callback):
         if self.writer is not None: self.writer.close(); self.writer = None
 
 # %% ../nbs/02_callback.ipynb #920c3386
-def checkpoints(dir) -> list:
+def checkpoints(dir                                   # a directory written by `CheckpointCallback`
+               ) -> list:
     "The checkpoint files in `dir`, oldest first"
     return sorted(Path(dir).glob('ckpt_*.pt'))
 
 class CheckpointCallback(Callback):
     "Save the loop into `dir` every `every` batches (or units of `step(learn)`, e.g. env steps), keeping the last `keep` files; also at the end of fit"
     order = 90
-    def __init__(self, dir='checkpoints', every: int = 1000, keep: int = 3, at_end: bool = True,
-                 step=None):   # `step(learn) -> int`: schedule saves by this count (e.g. env steps) instead of by batches
+    def __init__(self,
+                 dir='checkpoints',                    # where the `ckpt_*.pt` files go
+                 every: int = 1000,                    # batches (or units of `step`) between saves
+                 keep: int = 3,                        # the newest files to keep
+                 at_end: bool = True,                  # also save at the end of a fit that ends between batches
+                 step=None):                           # `step(learn) -> int`: schedule saves by this count (e.g. env steps) instead of by batches
         if keep < 1: raise ValueError(f'keep must be >= 1, got {keep}')
         if not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
         self.dir, self.keep, self.at_end, self.step, self.period = Path(dir), keep, at_end, step, every
@@ -221,7 +238,10 @@ class CheckpointCallback(Callback):
 class StopWhenCallback(Callback):
     "Stop `fit` when metric `metric` reaches `threshold` (`mode` 'max': >=, 'min': <=)"
     order = 80
-    def __init__(self, metric: str, threshold: float, mode: str = 'max'):
+    def __init__(self,
+                 metric: str,                          # the series to watch
+                 threshold: float,                     # the value that stops the fit
+                 mode: str = 'max'):                   # 'max': stop at >= threshold; 'min': at <=
         if mode not in ('max', 'min'): raise ValueError(f"mode must be 'max' or 'min', got {mode!r}")
         self.metric, self.threshold, self.mode = metric, threshold, mode
 

@@ -36,7 +36,9 @@ def _flat_namedtuple(t, rest) -> bool:
         if x is not None and not isinstance(x, _ARRAYS): return False
     return all(type(r) is type(t) for r in rest) if rest else True
 
-def tree_map(f: Callable, tree, *rest):
+def tree_map(f: Callable,                          # applied to every tensor (or array) leaf
+             tree,                                 # a tensor, or nested tuples, lists, dicts and NamedTuples of them
+             *rest):
     "Apply `f` to every leaf of `tree` (and the matching leaves of `rest`), keeping the structure; `None` leaves stay `None`"
     if isinstance(tree, _ARRAYS): return f(tree, *rest)                       # fast path: a bare tensor
     if _flat_namedtuple(tree, rest):                                           # fast path: a flat `Step`
@@ -45,30 +47,39 @@ def tree_map(f: Callable, tree, *rest):
     return _pt.tree_map(lambda x, *xs: None if x is None else f(x, *xs), tree, *rest)
 
 # %% ../nbs/00_core.ipynb #d0ba13e9
-def tree_leaves(tree) -> list:
+def tree_leaves(tree                                  # a tensor or a nested container of them
+               ) -> list:
     "The non-`None` leaves of `tree`, in a fixed order"
     if isinstance(tree, _ARRAYS): return [tree]
     return [x for x in _pt.tree_leaves(tree) if x is not None]
 
-def tree_stack(trees: Sequence, dim: int = 0):
+def tree_stack(trees: Sequence,                      # trees of the same structure
+               dim: int = 0):                        # the new dimension
     "Stack a sequence of same-structured trees leaf by leaf along a new `dim`"
     return tree_map(lambda *xs: torch.stack(xs, dim), *trees)
 
-def tree_cat(trees: Sequence, dim: int = 0):
+def tree_cat(trees: Sequence,                      # trees of the same structure
+             dim: int = 0):                        # the dimension to concatenate along
     "Concatenate a sequence of same-structured trees leaf by leaf along `dim`"
     return tree_map(lambda *xs: torch.cat(xs, dim), *trees)
 
 # %% ../nbs/00_core.ipynb #606108c3
-def tree_index(tree, idx):
+def tree_index(tree,                                 # a tree of tensors with a shared first dimension
+               idx):                                 # what to take along the first dimension: an int, slice, mask or index tensor
     "Index every leaf of `tree` with `idx` (an int, slice, bool mask or index tensor) along its leading dims"
     return tree_map(lambda x: x[idx], tree)
 
-def tree_unstack(tree, dim: int = 0) -> list:
+def tree_unstack(tree,                                 # a tree of tensors
+                 dim: int = 0                          # the dimension to split along
+                ) -> list:
     "Split `tree` along `dim` into a list of trees: the inverse of `tree_stack`"
     leaves = tree_leaves(tree)
     return [tree_map(lambda x: x.select(dim, i), tree) for i in range(leaves[0].shape[dim])]
 
-def tree_to(tree, device=None, dtype=None, non_blocking: bool = False):
+def tree_to(tree,                                 # a tree of tensors
+            device=None,                          # the target device (None: unchanged)
+            dtype=None,                           # the target dtype of floating-point leaves (None: unchanged)
+            non_blocking: bool = False):          # copy asynchronously where the device allows
     "Move every tensor leaf of `tree` to `device` (and floating leaves to `dtype` if given)"
     def _to(x):
         if not isinstance(x, torch.Tensor): return x
@@ -90,10 +101,13 @@ class Step(NamedTuple):
 # %% ../nbs/00_core.ipynb #9ec2a02e
 class Seeder:
     "Derives independent, reproducible seeds and generators from one integer `seed`"
-    def __init__(self, seed: int | np.random.SeedSequence | None = None):
+    def __init__(self,
+                 seed: int | np.random.SeedSequence | None = None):   # an int, a numpy SeedSequence to spawn from, or None for fresh entropy
+
         self.seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
-    def spawn(self, n: int | None = None):
+    def spawn(self,
+              n: int | None = None):                # how many child seeders (None: one, returned alone)
         "A child `Seeder`, or a list of `n` of them, each independent of the others and of later spawns"
         kids = [Seeder(s) for s in self.seq.spawn(1 if n is None else n)]
         return kids[0] if n is None else kids
@@ -102,7 +116,9 @@ class Seeder:
         "A 63-bit integer seed (for APIs such as gymnasium's `reset(seed=...)`)"
         return int(self.seq.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
-    def torch(self, device='cpu') -> torch.Generator:
+    def torch(self,
+              device='cpu'                          # the device of the generator
+             ) -> torch.Generator:
         "A `torch.Generator` on `device` seeded from this sequence"
         return torch.Generator(device=device).manual_seed(self.int())
 
@@ -111,19 +127,20 @@ class Seeder:
         return np.random.default_rng(self.seq)
 
 # %% ../nbs/00_core.ipynb #c66f94b7
-def rng_state(gen: torch.Generator | np.random.Generator):
+def rng_state(gen: torch.Generator | np.random.Generator):   # a torch or numpy generator
     "A copy of `gen`'s state that `torch.save` can store and `torch.load(weights_only=True)` can read"
     if isinstance(gen, torch.Generator): return gen.get_state().clone()
     return gen.bit_generator.state
 
-def set_rng_state(gen: torch.Generator | np.random.Generator, state):
+def set_rng_state(gen: torch.Generator | np.random.Generator,   # a torch or numpy generator
+                  state):                               # what `rng_state` returned for a generator of the same kind
     "Restore `gen` to `state`, as returned by `rng_state`"
     if isinstance(gen, torch.Generator): gen.set_state(state)
     else: gen.bit_generator.state = state
     return gen
 
 # %% ../nbs/00_core.ipynb #afe14f7b
-def seed_everything(seed: int):
+def seed_everything(seed: int):                           # seeds Python's, numpy's and torch's global generators
     "Seed Python's, numpy's and torch's global generators (CUDA's too) from `seed`"
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
 
@@ -135,7 +152,7 @@ def global_rng_state() -> dict:
     if torch.cuda.is_available(): st['cuda'] = torch.cuda.get_rng_state_all()
     return st
 
-def set_global_rng_state(st: dict):
+def set_global_rng_state(st: dict):                            # what `global_rng_state` returned
     "Restore the global generators from `global_rng_state()` (keys it lacks are left alone)"
     if 'torch' in st: torch.set_rng_state(st['torch'])
     if 'numpy' in st:
@@ -159,7 +176,9 @@ def _umask() -> int:
     mask = os.umask(0o022); os.umask(mask); return mask
 
 @contextmanager
-def atomic_write(path, mode: str = 'wb', **kwargs):
+def atomic_write(path,                                 # the file to replace
+                 mode: str = 'wb',                     # 'w' or 'wb' (text or bytes)
+                 **kwargs):
     "A file to write that replaces `path` whole when the block ends (flushed and fsynced), or is removed on any error; first removes killed writes' leftovers beside it"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,6 +194,7 @@ def atomic_write(path, mode: str = 'wb', **kwargs):
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
 
+# %% ../nbs/00_core.ipynb #f4dd5684
 def package_versions() -> dict:
     "The versions of rlnb, torch, gymnasium and numpy installed here (None for one that is not)"
     def v(name):
@@ -182,7 +202,9 @@ def package_versions() -> dict:
         except PackageNotFoundError: return None
     return {k: v(k) for k in ('rlnb', 'torch', 'gymnasium', 'numpy')}
 
-def save_checkpoint(state: dict, path) -> Path:
+def save_checkpoint(state: dict,                          # tensors and plain data only (dicts, lists, numbers, strings)
+                    path                                  # the file to write, atomically
+                   ) -> Path:
     "Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint with the versions that wrote it"
     buf = io.BytesIO()   # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
     torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state}, buf)
@@ -190,7 +212,9 @@ def save_checkpoint(state: dict, path) -> Path:
     return Path(path)
 
 # %% ../nbs/00_core.ipynb #842239f2
-def load_checkpoint(path, map_location='cpu') -> dict:
+def load_checkpoint(path,                                 # a file written by `save_checkpoint`
+                    map_location='cpu'                    # where tensors are loaded (as in `torch.load`)
+                   ) -> dict:
     "Read an rlnb checkpoint from `path` without running any code from it; clear `CheckpointError`s otherwise"
     path = Path(path)
     if not path.is_file(): raise CheckpointError(f"No checkpoint at '{path}': check the path (a run directory keeps its checkpoints in 'checkpoints/').")
@@ -228,7 +252,8 @@ LAYERS = (lambda v: isinstance(v, (tuple, list)) and len(v) > 0 and all(isinstan
           'a non-empty tuple of positive integers')
 def one_of(*choices) -> tuple: return (lambda v: v in choices, ' or '.join(map(repr, choices)))
 
-def check_fields(obj, **rules):
+def check_fields(obj,                                  # the object whose fields are checked (a config dataclass)
+                 **rules):
     "Raise a `ValueError` naming the field, its value and the allowed range for the first field of `obj` that breaks its rule `(ok, allowed)`"
     for name, (ok, allowed) in rules.items():
         v = getattr(obj, name)

@@ -52,7 +52,11 @@ class FusedAdam(torch.optim.Adam):
     "torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step bookkeeping"
     _lists = None   # (params, exp_avgs, exp_avg_sqs, steps) of the one group, once the state exists
 
-    def __init__(self, params, lr: float = 1e-3, eps: float = 1e-8):
+    def __init__(self,
+                 params,                               # the parameters to optimise (one group for the direct path)
+                 lr: float = 0.001,                    # learning rate
+                 eps: float = 1e-08):                  # Adam's ε
+
         super().__init__(params, lr=lr, eps=eps, fused=True)
 
     def _collect(self):
@@ -125,7 +129,10 @@ class DrawAhead:
         self.rng, self.block = rng, block
         self._pool, self._pos, self._bound, self._mark = None, 0, 0, None   # numbers drawn ahead, how many are handed out, their bound, the state before them
 
-    def integers(self, bound: int, n: int) -> np.ndarray:
+    def integers(self,
+                 bound: int,                           # numbers are drawn from [0, bound)
+                 n: int                                # how many
+                ) -> np.ndarray:
         "The next `n` numbers of `rng.integers(0, bound, n)`"
         pool, pos = self._pool, self._pos
         if pool is None or bound != self._bound or pos + n > len(pool):

@@ -26,7 +26,12 @@ __all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'source_loops',
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
     "Endless regression batches `(x [B, 1], y [B, 1])` with `y = w*x + b + noise*N(0, 1)`, from a seeded generator"
-    def __init__(self, w: float = 3., b: float = -2., noise: float = 0.1, bs: int = 32, seed: int = 0):
+    def __init__(self,
+                 w: float = 3.0,                       # the true slope
+                 b: float = -2.0,                      # the true intercept
+                 noise: float = 0.1,                   # standard deviation of the Gaussian noise on y
+                 bs: int = 32,                         # rows per batch
+                 seed: int = 0):                       # seeds the node's generator
         super().__init__()
         self.w, self.b, self.noise, self.bs, self.seed = w, b, noise, bs, seed
 
@@ -92,11 +97,15 @@ class LossCallback(Callback):
     @property
     def name(self) -> str: return self._name or super().name
 
-    def predict(self, batch):
+    def predict(self,
+                batch):                               # the batch the learner drew
         "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
         return batch
 
-    def compute(self, pred, batch) -> torch.Tensor:
+    def compute(self,
+                pred,                                 # what `predict` returned
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
         "The scalar loss of `batch` given `pred`"
         raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
 
@@ -116,17 +125,27 @@ def _second(b): return b[1] if isinstance(b, (tuple, list)) else b
 class ModelLoss(LossCallback):
     "`loss_func(model(get_x(batch)), get_y(batch))` with an optimizer over all of `model`'s parameters"
     def __init__(self,
-                 model: nn.Module,                # the network whose prediction is scored
-                 loss_func: Callable,             # `loss_func(pred, y) -> scalar tensor`
-                 opt_func: Callable = torch.optim.Adam, lr: float = 1e-3,
-                 get_x: Callable | None = None,   # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
-                 get_y: Callable | None = None,   # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
-                 max_grad_norm: float | None = None, period: int = 1, order: int = 0, name: str = 'loss'):
+                 model: nn.Module,                     # the network whose prediction is scored
+                 loss_func: Callable,                  # `loss_func(pred, y) -> scalar tensor`
+                 opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
+                 lr: float = 0.001,                    # learning rate handed to `opt_func`
+                 get_x: Callable | None = None,        # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
+                 get_y: Callable | None = None,        # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
+                 max_grad_norm: float | None = None,   # clip the gradient norm to this before each step (None: no clipping)
+                 period: int = 1,                      # update on every `period`-th learner step only
+                 order: int = 0,                       # losses due on the same step update in this order
+                 name: str = 'loss'):                  # the name its state is saved under
         super().__init__(model.parameters(), opt_func, lr, max_grad_norm, period, order, name)
         self.model, self.loss_func, self.get_x, self.get_y = model, loss_func, get_x or _first, get_y or _second
 
-    def predict(self, batch): return self.model(self.get_x(batch))
-    def compute(self, pred, batch) -> torch.Tensor: return self.loss_func(pred, self.get_y(batch))
+    def predict(self,
+                batch):                               # the batch the learner drew
+        return self.model(self.get_x(batch))
+    def compute(self,
+                pred,                                 # the model's prediction
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
+        return self.loss_func(pred, self.get_y(batch))
 
 # %% ../nbs/03_learner.ipynb #c8e586c5
 @patch
@@ -142,7 +161,8 @@ Learner.opt = property(lambda self: _only_loss(self).opt, doc="The optimizer of 
 Learner.loss_func = property(lambda self: _only_loss(self).loss_func, doc="The loss function of the learner's one `ModelLoss`")
 
 # %% ../nbs/03_learner.ipynb #c4150590
-def source_loops(data) -> list:
+def source_loops(data                                  # a data source: a Loader, a node, a list...
+                ) -> list:
     "The `Loop`s along a data pipeline: `data` itself, a Loader's `root`, and each node's `source`, in order"
     out, x, seen = [], data, set()
     while x is not None and id(x) not in seen:
@@ -154,7 +174,8 @@ def source_loops(data) -> list:
 
 # %% ../nbs/03_learner.ipynb #25c694fc
 @patch
-def fit(self: Learner, n_batches: int):
+def fit(self: Learner,
+        n_batches: int):                      # batches to train (a non-negative integer)
     "Run `n_batches` batches of training"
     if isinstance(n_batches, bool) or not isinstance(n_batches, int) or n_batches < 0:
         raise ValueError(f"fit(n_batches) takes a non-negative integer number of batches, got {n_batches!r}.")
@@ -179,7 +200,8 @@ def _fit(self: Learner):
         raise CancelFitException() from None
 
 @patch
-def request_stop(self: Learner, reason: str = 'interrupted'):
+def request_stop(self: Learner,
+                 reason: str = 'interrupted'):         # recorded as `stop_reason`
     "Ask the running `fit` to stop after the current batch; `fit` then raises `KeyboardInterrupt`, with the state whole (`mid_batch` False)"
     self.stop_request = reason
 
@@ -244,7 +266,9 @@ def _data_state(data):
     return None
 
 @patch
-def save(self: Learner, path) -> Path:
+def save(self: Learner,
+         path                                  # the checkpoint file, written atomically
+        ) -> Path:
     "Write the whole training state to `path` (atomically) and return the path"
     named = list(zip(self._cb_names(), self.cbs))
     state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
@@ -277,7 +301,9 @@ def _check_fits(self: Learner, state: dict, path):
 
 # %% ../nbs/03_learner.ipynb #abbbbe49
 @patch
-def load(self: Learner, path, map_location='cpu'):
+def load(self: Learner,
+         path,                                 # a checkpoint written by `save`
+         map_location='cpu'):                  # where its tensors are loaded
     "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
     state = load_checkpoint(path, map_location=map_location)
     self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
@@ -300,7 +326,7 @@ def load(self: Learner, path, map_location='cpu'):
 
 # %% ../nbs/03_learner.ipynb #fda8cdfd
 @contextmanager
-def stop_on_sigint(learn: Learner):
+def stop_on_sigint(learn: Learner):                      # the learner whose fit a Ctrl-C should stop
     "Within: the first SIGINT calls `learn.request_stop()`, a second raises `KeyboardInterrupt` at once (main thread only)"
     if threading.current_thread() is not threading.main_thread(): yield learn; return
     def handler(sig, frame):

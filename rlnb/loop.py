@@ -27,11 +27,13 @@ class CancelStepException(CancelException):  "Skip the optimizer step of this ba
 EVENT_FORMS = ('before', 'on', 'after', 'after_cancel', 'failed', 'finally')
 _EVENT_RE = re.compile(r'^(before|on|after|after_cancel|failed|finally)_[a-z0-9_]+$')
 
-def phase_events(phases) -> tuple:
+def phase_events(phases                                # phase names, such as `fit` and `batch`
+                ) -> tuple:
     "The `after_cancel_X`, `failed_X` and `finally_X` events of each phase `X` in `phases`"
     return tuple(f'{form}_{p}' for p in phases for form in ('after_cancel', 'failed', 'finally'))
 
-def is_event_name(name: str) -> bool:
+def is_event_name(name: str                             # a method name
+                 ) -> bool:
     "Whether `name` has the shape of an event: one of `EVENT_FORMS`, an underscore, a lowercase name"
     return bool(_EVENT_RE.match(name))
 
@@ -46,7 +48,9 @@ class Loop:
         super().__init_subclass__(**kwargs)
         cls.all_events = tuple(dict.fromkeys(tuple(cls.events) + phase_events(cls.phases)))
 
-    def __init__(self, cbs=(), inner=()):
+    def __init__(self,
+                 cbs=(),                               # callbacks to attach (one or a list)
+                 inner=()):                            # loops inside this one, whose events the callbacks here also hear
         self.cbs, self.inner, self.parent = [], [], None
         self._dispatch, self._profile, self._trace = {}, None, None
         self._every = {}   # id(callback) -> {event: occurrences seen}, for the callbacks attached here that have an `every`
@@ -152,7 +156,8 @@ def _check_cb(self: Loop, cb):
         raise ValueError(f"{_cb_name(cb)} is already attached to {cb.loop.name}: remove it there first, or make a new one.")
 
 @patch
-def add_cbs(self: Loop, cbs):
+def add_cbs(self: Loop,
+            cbs):                                 # a callback or a list of them
     "Attach callbacks (one or a list) to this loop; they also hear the events of inner loops"
     cbs = list(cbs) if isinstance(cbs, (list, tuple)) else [cbs]
     for cb in cbs: self._check_cb(cb)
@@ -163,20 +168,25 @@ def add_cbs(self: Loop, cbs):
     return self
 
 @patch
-def remove_cbs(self: Loop, cbs):
+def remove_cbs(self: Loop,
+               cbs):                                 # a callback or a list of them, attached here
     "Detach callbacks (one or a list) from this loop"
     for cb in (cbs if isinstance(cbs, (list, tuple)) else [cbs]):
         self.cbs.remove(cb); cb.loop = None; self._every.pop(id(cb), None)
     self._rebuild()
     return self
 
+# %% ../nbs/01_loop.ipynb #be3af5f1
 @patch
-def every_counts(self: Loop, cb) -> dict:
+def every_counts(self: Loop,
+                 cb                                    # a callback attached to this loop
+                ) -> dict:
     "`{event: occurrences so far}` of callback `cb` (attached here) for its events with an `every` period; the dict the dispatch updates"
     return self._every.setdefault(id(cb), {})
 
 @patch
-def add_inner(self: Loop, loop: Loop):
+def add_inner(self: Loop,
+              loop: Loop):                          # a loop with no parent yet
     "Make `loop` an inner loop of this one: callbacks attached here hear its events"
     if loop.parent not in (None, self): raise ValueError(f"{loop.name} is already inside {loop.parent.name}.")
     if loop in self.loops() or self in loop.loops(): raise ValueError(f"Adding {loop.name} inside {self.name} would make a cycle.")
@@ -201,7 +211,9 @@ def _with_events(self: Loop, name: str, f: Callable, cancel: type = CancelExcept
 
 # %% ../nbs/01_loop.ipynb #201483c2
 @patch
-def describe(self: Loop, indent: str = '') -> str:
+def describe(self: Loop,
+             indent: str = ''                      # prefix of every line (for inner loops)
+            ) -> str:
     "The tree of loops, their events in order, and which callbacks listen to each"
     cbs = self.listeners()
     lines = [f"{indent}{self.name}: callbacks [{', '.join(_cb_name(cb) for cb in self.cbs)}]"]
@@ -213,7 +225,8 @@ def describe(self: Loop, indent: str = '') -> str:
     return '\n'.join(lines)
 
 @patch
-def show(self: Loop, file=None):
+def show(self: Loop,
+         file=None):                           # where to print (default stdout)
     "Print `describe()`"
     print(self.describe(), file=file or sys.stdout)
 

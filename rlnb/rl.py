@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Step, tree_leaves, check_fields, POSITIVE_INT, POSITIVE, FINITE_OR_NONE
+from .core import tree_leaves, check_fields, POSITIVE_INT, POSITIVE, FINITE_OR_NONE
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback
 from .learner import Learner
@@ -25,7 +25,8 @@ __all__ = ['flatten_obs', 'mlp', 'RunConfig', 'off_policy_batches', 'OffPolicyBa
            'run_envs', 'seeded_init', 'evaluator']
 
 # %% ../nbs/07_rl.ipynb #98964b01
-def flatten_obs(obs) -> torch.Tensor:
+def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
+               ) -> torch.Tensor:
     "A batch of observations (a tensor or a tree of them) as one float tensor `[B, O]`"
     if isinstance(obs, torch.Tensor): return obs.flatten(1).float()
     return torch.cat([x.flatten(1).float() for x in tree_leaves(obs)], 1)
@@ -60,7 +61,11 @@ class RunConfig:
         raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
 
 # %% ../nbs/07_rl.ipynb #807cd47d
-def off_policy_batches(total_steps: int, learning_starts: int, train_every: int, updates: int) -> int:
+def off_policy_batches(total_steps: int,                     # env steps of the run
+                       learning_starts: int,                 # transitions stored before the first batch
+                       train_every: int,                     # env steps per round
+                       updates: int                          # batches per round
+                      ) -> int:
     "Learner steps in a run of `total_steps` env steps on the off-policy schedule: its whole rounds"
     return max(0, (total_steps - learning_starts) // train_every * updates)
 
@@ -143,17 +148,25 @@ class RLLearner(Learner):
         return self.fit(max(0, self.cfg.n_batches() - self.opt_step))
 
 # %% ../nbs/07_rl.ipynb #ad240005
-def run_envs(env_id: str, n_envs: int, envs=None):
+def run_envs(env_id: str,                          # a registered gymnasium id
+             n_envs: int,                          # envs side by side
+             envs=None):                           # a vector env to use instead of making one
     "`envs` (or `n_envs` new envs of `env_id`) with observations a network can read"
     return observation_envs(envs if envs is not None else make_envs(env_id, n_envs))
 
-def seeded_init(seed: int, build: Callable):
+def seeded_init(seed: int,                            # the run's weight seed
+                build: Callable):                     # makes the networks (and anything else whose init draws from torch)
     "`build()` with torch's global generator seeded by `seed`, then put back as it was: weight init from the run's seed, the caller's stream untouched"
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         return build()
 
-def evaluator(cfg: RunConfig, env_id: str, agent, seed: int, eval_envs=None) -> EvalCallback:
+def evaluator(cfg: RunConfig,                       # the run config: episodes, envs, schedule, threshold, timeout
+              env_id: str,                          # a registered gymnasium id
+              agent,                                # acts deterministically during evaluation
+              seed: int,                            # seeds the evaluation envs' resets
+              eval_envs=None                        # a vector env to evaluate on instead of making one
+             ) -> EvalCallback:
     "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps"
     return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)

@@ -24,12 +24,14 @@ def _read_json(p: Path) -> dict:
     try: return json.loads(p.read_text())
     except (OSError, ValueError): return {}
 
-def run_summary(d) -> dict | None:
+def run_summary(d                                     # a run directory
+               ) -> dict | None:
     "The `summary.json` of a finished run in `d`, or None if the run has none (not finished, or stopped before writing it)"
     s = _read_json(Path(d)/'summary.json')
     return s if 'env_steps' in s else None
 
-def describe_run(d) -> str | None:
+def describe_run(d                                     # a run directory
+                ) -> str | None:
     "A one-line description of the run in directory `d` ('dqn on CartPole-v1, seed 0, finished at env step 50,000'), or None if it holds none"
     d = Path(d)
     if not d.is_dir(): return None
@@ -41,7 +43,8 @@ def describe_run(d) -> str | None:
     return f"{what}, {len(ck)} checkpoint{'s' if len(ck) != 1 else ''}" + (f", newest {ck[-1].name}" if ck else '')
 
 # %% ../nbs/19_runs.ipynb #6b4c2afb
-def move_aside(d) -> Path:
+def move_aside(d                                     # a run directory, renamed to the first free `d.old-N`
+              ) -> Path:
     "Rename directory `d` to the first free `d.old-1`, `d.old-2`, ... beside it; returns the new path"
     d = Path(d)
     k = 1
@@ -50,7 +53,9 @@ def move_aside(d) -> Path:
     os.rename(d, new)
     return new
 
-def prepare_out(out, overwrite: bool = False) -> Path | None:
+def prepare_out(out,                                  # the run directory to train into
+                overwrite: bool = False               # move a run already there aside instead of refusing
+               ) -> Path | None:
     "Make `out` ready for a new run: refuse (or, with `overwrite`, move aside) a run already there; check it is a writable directory. Returns where an old run went"
     out, moved = Path(out), None
     if out.exists() and not out.is_dir(): raise ValueError(f"--out '{out}' is a file, not a directory: choose another --out.")
@@ -67,7 +72,8 @@ def prepare_out(out, overwrite: bool = False) -> Path | None:
     return moved
 
 # %% ../nbs/19_runs.ipynb #d5c8a189
-def newest_checkpoint(run_dir) -> tuple:
+def newest_checkpoint(run_dir                               # a run directory with a `checkpoints/` folder
+                     ) -> tuple:
     "`(path, state, skipped)`: the newest checkpoint of `run_dir` that loads, its contents, and `[(path, reason)]` of newer ones that did not"
     run_dir = Path(run_dir)
     if not run_dir.is_dir(): raise FileNotFoundError(f"No run directory '{run_dir}': give the --out directory of an earlier `rlnb train`.")
@@ -79,7 +85,8 @@ def newest_checkpoint(run_dir) -> tuple:
     raise CheckpointError(f"None of the {len(ck)} checkpoints in '{run_dir/'checkpoints'}' loads (newest: {skipped[0][1]}).")
 
 # %% ../nbs/19_runs.ipynb #bd815c96
-def check_device(device: str) -> str:
+def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps'
+                ) -> str:
     "`device` if torch can use it here; a `ValueError` naming the problem and the fix otherwise"
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
@@ -92,7 +99,9 @@ def check_device(device: str) -> str:
     return device
 
 # %% ../nbs/19_runs.ipynb #e5b231a6
-def check_env_id(env: str, trusted: bool = True) -> str:
+def check_env_id(env: str,                             # a gymnasium id, or `module:Env-v0`
+                 trusted: bool = True                  # whether importing the named module is allowed (typed by the user, not read from a file)
+                ) -> str:
     "`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env` may import `module`)"
     if not isinstance(env, str) or not env.strip(): raise ValueError(f"--env {env!r} is empty: name an environment id such as CartPole-v1 (`gymnasium.pprint_registry()` lists them).")
     if ':' not in env: return env
@@ -106,7 +115,10 @@ def check_env_id(env: str, trusted: bool = True) -> str:
         raise ValueError(f"--env {env!r}: {name} is registered already (by {str(spec.entry_point).split(':')[0]}), so module {mod!r} is not needed: use --env {name}.")
     return env
 
-def confirm_saved_env(saved: str, typed: str | None, where) -> str:
+def confirm_saved_env(saved: str,                           # the env id a checkpoint names
+                      typed: str | None,                    # what the user typed with --env (None: nothing)
+                      where                                 # the file, for the message
+                     ) -> str:
     "The env id `saved` in a checkpoint of `where`, checked: `typed` (the user's --env) may only repeat it, and confirms an id that names a module"
     if typed is not None and typed != saved:
         raise ValueError(f"'{where}' belongs to {saved}; drop --env {typed} (with a saved run, --env only confirms an id that names a module).")
@@ -115,7 +127,10 @@ def confirm_saved_env(saved: str, typed: str | None, where) -> str:
 # %% ../nbs/19_runs.ipynb #9a82bea7
 class RunInterrupted(Exception):
     "A training run stopped by Ctrl-C at `env_step`; `saved`: a checkpoint was written at that point"
-    def __init__(self, run_dir, env_step: int, saved: bool):
+    def __init__(self,
+                 run_dir,                              # the run directory
+                 env_step: int,                        # where the run stopped
+                 saved: bool):                         # whether a checkpoint was written at that point
         self.run_dir, self.env_step, self.saved = Path(run_dir), env_step, saved
         how = 'interrupted' if saved else 'aborted inside a batch (the newest checkpoint is older)'
         super().__init__(f"{how} at env step {env_step:,}; resume with: rlnb train --resume {run_dir}")

@@ -29,7 +29,12 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'learner_for', 'with_changes', 'Pre
            'parse_settings', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
-def demo(batches: int = 300, lr: float = 0.1, seed: int = 0, out: str | Path = 'runs/demo', progress: bool = True) -> dict:
+def demo(batches: int = 300,                   # batches to fit
+         lr: float = 0.1,                      # SGD learning rate
+         seed: int = 0,                        # seeds the data and the weights
+         out: str | Path = 'runs/demo',        # directory for metrics.csv and loss.png
+         progress: bool = True                 # show a progress bar
+        ) -> dict:
     "Fit the linear-regression demo; write `metrics.csv` and `loss.png` into `out`; return a summary dict"
     if not isinstance(batches, int) or batches < 1: raise ValueError(f'--batches must be at least 1, got {batches}.')
     ok, allowed = LEARNING_RATE
@@ -57,12 +62,15 @@ def _plot(steps, values, path, ylabel='MSE loss'):
 # %% ../nbs/20_train.ipynb #ef352716
 _BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner}
 
-def learner_for(cfg: RunConfig):
+def learner_for(cfg: RunConfig):                      # an algorithm config
     "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
     try: return _BUILDERS[type(cfg)]
     except KeyError: raise ValueError(f"No builder for a {type(cfg).__name__}; rlnb.train knows {', '.join(c.__name__ for c in _BUILDERS)}.") from None
 
-def with_changes(cfg: RunConfig, changes: dict, algo: str = '') -> RunConfig:
+def with_changes(cfg: RunConfig,                       # the config to start from
+                 changes: dict,                        # `{field: value}`
+                 algo: str = ''                        # the algorithm's name, for messages
+                ) -> RunConfig:
     "`cfg` with the fields in `changes` replaced (lists become tuples where the field is a tuple); an unknown name is an error with a suggestion"
     known = [f.name for f in fields(cfg)]
     for k in changes:
@@ -80,7 +88,12 @@ class Preset:
     cfg: RunConfig      # every hyperparameter (a `DQNConfig`, `PPOConfig`, ...)
     summary: str = ''   # one line for `rlnb presets`
 
-    def learner(self, seed: int = 0, progress: bool = True, cbs=(), **changes) -> RLLearner:
+    def learner(self,
+                seed: int = 0,                        # the run's seed
+                progress: bool = True,                # show a progress bar
+                cbs=(),                               # extra callbacks
+                **changes
+               ) -> RLLearner:
         "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
         cfg = with_changes(self.cfg, changes, self.algo)
         return learner_for(cfg)(self.env, cfg, seed, cbs=cbs, progress=progress)
@@ -108,7 +121,9 @@ ENV_PRESETS = {(p.algo, p.env): p for p in [
                                            eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
 ]}
 
-def get_preset(algo: str, env: str | None = None) -> Preset:
+def get_preset(algo: str,                            # an algorithm name (`rlnb presets`)
+               env: str | None = None                # an environment id (default: the preset's)
+              ) -> Preset:
     "The preset for `algo` on `env`: a tuned one where it exists, else `algo`'s default preset with `env` swapped in"
     if algo not in PRESETS:
         close = difflib.get_close_matches(algo, PRESETS, n=1)
@@ -123,11 +138,15 @@ def _reward_threshold(env: str) -> float | None:
     except gym.error.Error: return None
 
 # %% ../nbs/20_train.ipynb #7e0bea2a
-def run_meta(p: Preset, seed: int) -> dict:
+def run_meta(p: Preset,                            # the preset the run trains
+             seed: int                             # the run's seed
+            ) -> dict:
     "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
     return dict(algo=p.algo, env=p.env, seed=seed, config=asdict(p.cfg))
 
-def preset_of(meta: dict, where) -> Preset:
+def preset_of(meta: dict,                           # a checkpoint's meta, or a config.json's contents
+              where                                 # the file, for messages
+             ) -> Preset:
     "The preset a run's `meta` (or `config.json`) describes: its algorithm and environment with exactly its config"
     if not {'algo', 'env', 'seed', 'config'} <= meta.keys():
         raise CheckpointError(f"'{where}' does not hold a run's identity (algo, env, seed, config): was it written by this version of `rlnb train`?")
@@ -161,7 +180,10 @@ def _read(text: str, kind: str):
     if base == 'str' and t: return t
     raise ValueError(t)
 
-def parse_settings(cfg: RunConfig, settings: list, algo: str = '') -> dict:
+def parse_settings(cfg: RunConfig,                       # the config whose field types read the values
+                   settings: list,                       # 'NAME=VALUE' strings
+                   algo: str = ''                        # the algorithm's name, for messages
+                  ) -> dict:
     "`{name: value}` from `--set NAME=VALUE` strings, each value read as the type of `cfg`'s field"
     kinds, out = {f.name: str(f.type) for f in fields(cfg)}, {}
     for s in settings:
@@ -178,7 +200,9 @@ def parse_settings(cfg: RunConfig, settings: list, algo: str = '') -> dict:
 class BestCheckpointCallback(Callback):
     "Save the learner to `path` after each evaluation (`eval_return` in its metrics) that beats the best mean so far"
     order = 25   # after the evaluator
-    def __init__(self, path): self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
+    def __init__(self,
+                 path):                                # the file the best learner is saved to
+        self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
 
     def after_batch(self): self.consider()
 
@@ -240,20 +264,21 @@ def _what_to_run(algo, env, seed, config) -> tuple:
     return p, meta['seed'] if seed is None else seed
 
 # %% ../nbs/20_train.ipynb #1c5aac13
-def train_run(algo: str | None = 'dqn',   # the preset's algorithm (`rlnb presets`); None with `config`
-              env: str | None = None,    # environment id (default: the preset's)
-              steps: int | None = None,  # env steps in all (default: the config's)
-              seed: int | None = 0,      # the run's seed (with `config`: None keeps the file's)
-              n_envs: int | None = None, # envs collecting side by side (default: the config's)
-              out=None,                  # run directory (default runs/ALGO-ENV-sSEED)
-              device: str = 'cpu',       # torch device
-              video: bool = False,       # record a video of the final agent
-              progress: bool = True,     # show a progress bar
-              ckpt_every: int = 5_000,   # env steps between checkpoints
-              cbs=(),                    # extra callbacks
-              overwrite: bool = False,   # move a run already in `out` aside (to `out.old-N`) instead of refusing
-              changes: dict | None = None,   # config fields to change, `{name: value}` (`--set`)
-              config=None) -> dict:      # a run's `config.json` to run again: its algorithm, environment, seed and every hyperparameter
+def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`rlnb presets`); None with `config`
+              env: str | None = None,               # environment id (default: the preset's)
+              steps: int | None = None,             # env steps in all (default: the config's)
+              seed: int | None = 0,                 # the run's seed (with `config`: None keeps the file's)
+              n_envs: int | None = None,            # envs collecting side by side (default: the config's)
+              out=None,                             # run directory (default runs/ALGO-ENV-sSEED)
+              device: str = 'cpu',                  # torch device
+              video: bool = False,                  # record a video of the final agent
+              progress: bool = True,                # show a progress bar
+              ckpt_every: int = 5000,               # env steps between checkpoints
+              cbs=(),                               # extra callbacks
+              overwrite: bool = False,              # move a run already in `out` aside (to `out.old-N`) instead of refusing
+              changes: dict | None = None,          # config fields to change, `{name: value}` (`--set`)
+              config=None                           # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
+             ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
@@ -278,8 +303,16 @@ def _refuse_changes(run_dir: Path, meta: dict, **asked):
         if v is not None and v != saved[k]:
             raise ValueError(f"--{k.replace('_', '-')} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
 
-def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: bool = False, ckpt_every: int = 5_000,
-               env: str | None = None, seed: int | None = None, n_envs: int | None = None, device: str | None = None) -> dict:
+def resume_run(run_dir,                              # the run directory to continue
+               steps: int | None = None,             # env steps in all (default: the run's budget)
+               progress: bool = True,                # show a progress bar
+               video: bool = False,                  # record a video of the final agent
+               ckpt_every: int = 5000,               # env steps between checkpoints
+               env: str | None = None,               # repeat the run's env id (to confirm a `module:Env-v0`)
+               seed: int | None = None,              # repeat the run's seed (anything else is refused)
+               n_envs: int | None = None,            # repeat the run's env count
+               device: str | None = None             # repeat the run's device
+              ) -> dict:
     "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given); the flags may only repeat the run's"
     run_dir = Path(run_dir)
     ck, state, skipped = newest_checkpoint(run_dir)
@@ -301,8 +334,13 @@ def resume_run(run_dir, steps: int | None = None, progress: bool = True, video: 
         return _run(learn, run_dir, meta['seed'], video)
 
 # %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path, episodes: int = 20, video=None, seed: int = 10_000, env: str | None = None,
-                    gif=None) -> dict:   # `gif`: also write the first episode as an animated GIF to this path
+def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`
+                    episodes: int = 20,                   # deterministic episodes
+                    video=None,                           # record a video into this directory
+                    seed: int = 10000,                    # seeds the episodes' resets
+                    env: str | None = None,               # repeat the checkpoint's env id (to confirm a `module:Env-v0`)
+                    gif=None                              # also write the first episode as an animated GIF to this path
+                   ) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
     meta = load_checkpoint(path).get('meta') or {}
     p = preset_of(meta, path)
@@ -373,6 +411,7 @@ def _train_cmd(args) -> dict:
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device or 'cpu',
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config)
 
+# %% ../nbs/20_train.ipynb #0a521f95
 def _os_error(err: OSError) -> str:
     "One line for a failed write or read: what, where, and what to do"
     where = f" ('{err.filename}')" if err.filename else ''
@@ -380,7 +419,8 @@ def _os_error(err: OSError) -> str:
         return f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free space, then resume with rlnb train --resume."
     return f"{err.strerror or err}{where}"
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None         # the arguments (default: sys.argv[1:])
+        ) -> int:
     "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130"
     p = parser()
     args = p.parse_args(argv)

@@ -14,7 +14,7 @@ import gymnasium as gym
 from fastcore.basics import patch
 from ..core import tree_map
 from ..callback import Callback
-from .gym import find_collector, to_tensor, _readable, _reset_envs, _step_envs
+from .gym import find_collector, to_tensor, readable_env, reset_envs, step_envs
 
 # %% auto #0
 __all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'plot_returns', 'play_episode', 'episode_frames', 'animate', 'save_gif',
@@ -30,17 +30,23 @@ class EvalResult(NamedTuple):
     returns: list
     lengths: list
 
-def evaluate(envs: gym.vector.VectorEnv, agent, n_episodes: int, seed: int | None = 0, deterministic: bool = True, timeout: float = 10.) -> EvalResult:
+def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset here)
+             agent,                                # acts in them
+             n_episodes: int,                      # episodes in all, spread over the envs with quotas
+             seed: int | None = 0,                 # env i resets with seed + i (None: unseeded)
+             deterministic: bool = True,           # act greedily (the agent's `deterministic`)
+             timeout: float = 10.0                 # seconds an async worker may take to answer
+            ) -> EvalResult:
     "Run `n_episodes` episodes spread over `envs` with per-env quotas; return their returns and lengths"
     N = envs.num_envs
     if n_episodes < 1: raise ValueError(f'n_episodes must be at least 1, got {n_episodes}.')
     quota = np.array([n_episodes // N + (i < n_episodes % N) for i in range(N)])
     got = [[] for _ in range(N)]
-    obs, _ = _reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
+    obs, _ = reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
     ret, length, autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
     while any(len(g) < q for g, q in zip(got, quota)):
         act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
-        obs, rew, term, trunc, _ = _step_envs(envs, act.cpu().numpy(), timeout)
+        obs, rew, term, trunc, _ = step_envs(envs, act.cpu().numpy(), timeout)
         valid = ~autoreset
         ret += np.where(valid, rew, 0.); length += valid
         autoreset = term | trunc
@@ -72,7 +78,9 @@ class EvalCallback(Callback):
         self.evaluate(col.env_step)
         self.next_eval = (col.env_step // self.period + 1) * self.period
 
-    def evaluate(self, env_step: int) -> EvalResult:
+    def evaluate(self,
+                 env_step: int                         # the env step the result is logged at
+                ) -> EvalResult:
         "Evaluate now and log the result at `env_step`"
         t0 = time.perf_counter()
         res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
@@ -93,9 +101,9 @@ def close(self: EvalCallback):
     self.envs.close()
 
 # %% ../../nbs/05c_data.eval.ipynb #fed59bb4
-def plot_returns(metrics: dict,                    # `learn.metrics.series`: {name: (env steps, values)}
-                 threshold: float | None = None,   # a dashed line at the mean return that counts as solved
-                 title: str | None = None):
+def plot_returns(metrics: dict,                        # `learn.metrics.series`: {name: (env steps, values)}
+                 threshold: float | None = None,       # a dashed line at the mean return that counts as solved
+                 title: str | None = None):            # the figure's title
     "Episode returns and evaluation means over env steps, as a matplotlib figure"
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -120,10 +128,15 @@ def _quiet_pygame():
 def _render_env(env_id: str, **kwargs) -> gym.Env:
     "A single `env_id` that renders RGB arrays, with pygame quiet and observations as the agents read them"
     _quiet_pygame()
-    return _readable(gym.make(env_id, render_mode='rgb_array', **kwargs))
+    return readable_env(gym.make(env_id, render_mode='rgb_array', **kwargs))
 
 # %% ../../nbs/05c_data.eval.ipynb #2af5edf3
-def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_000, on_step: Callable | None = None) -> tuple:
+def play_episode(env: gym.Env,                         # a single (not vector) env
+                 agent,                                # acts deterministically
+                 seed: int | None = 0,                 # the reset seed
+                 max_steps: int = 10000,               # the episode is cut here
+                 on_step: Callable | None = None       # called after the reset and after every step (to grab a frame, say)
+                ) -> tuple:
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
     obs, _ = env.reset(seed=seed)
     if on_step: on_step()
@@ -136,14 +149,22 @@ def play_episode(env: gym.Env, agent, seed: int | None = 0, max_steps: int = 10_
         if term or trunc: break
     return ret, n
 
-def episode_frames(env_id: str, agent, seed: int = 0, max_steps: int = 1000, **kwargs) -> list:
+def episode_frames(env_id: str,                          # a registered id (made with rgb_array rendering)
+                   agent,                                # acts deterministically
+                   seed: int = 0,                        # the reset seed
+                   max_steps: int = 1000,                # the episode is cut here
+                   **kwargs
+                  ) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
     env, frames = _render_env(env_id, **kwargs), []
     try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
     return frames
 
-def animate(frames: list, fps: int = 30, width: float = 4.):
+# %% ../../nbs/05c_data.eval.ipynb #61a01a75
+def animate(frames: list,                         # RGB arrays
+            fps: int = 30,                        # frames per second
+            width: float = 4.0):                  # inches
     "An inline HTML animation of `frames`"
     import matplotlib.pyplot as plt
     from matplotlib import animation
@@ -155,7 +176,10 @@ def animate(frames: list, fps: int = 30, width: float = 4.):
     html = HTML(anim.to_jshtml()); plt.close(fig)
     return html
 
-def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
+def save_gif(frames: list,                         # RGB arrays
+             path,                                 # the GIF file
+             fps: int = 30,                        # frames per second
+             scale: float = 0.5):                  # size factor of the frames
     "Write `frames` as an animated GIF (downscaled by `scale`) to `path`"
     from PIL import Image
     imgs = [Image.fromarray(f) for f in frames]
@@ -164,7 +188,14 @@ def save_gif(frames: list, path, fps: int = 30, scale: float = 0.5):
     return path
 
 # %% ../../nbs/05c_data.eval.ipynb #61899495
-def record_video(env_id: str, agent, video_dir, n_episodes: int = 1, seed: int = 0, name_prefix: str = 'rlnb', **kwargs) -> list:
+def record_video(env_id: str,                          # a registered id
+                 agent,                                # acts deterministically
+                 video_dir,                            # where the MP4 files go
+                 n_episodes: int = 1,                  # episodes to record
+                 seed: int = 0,                        # the first reset seed
+                 name_prefix: str = 'rlnb',            # the files' name prefix
+                 **kwargs
+                ) -> list:
     "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e

@@ -21,9 +21,9 @@ from ..callback import Callback, Metrics
 from ..agent import space_kind
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'observation_envs', 'ScriptedEnv', 'to_tensor', 'Collector', 'env_snapshot',
-           'restore_env_snapshot', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger',
-           'Rollout', 'RolloutCollector']
+__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'env_snapshot',
+           'restore_env_snapshot', 'reset_envs', 'step_envs', 'EnvStep', 'TransitionCollector', 'example_step',
+           'find_collector', 'EpisodeLogger', 'Rollout', 'RolloutCollector']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -40,6 +40,7 @@ def _guarded_worker(*args, **kwargs):
     try: _async_worker(*args, **kwargs)
     except (BrokenPipeError, ConnectionResetError): sys.exit(0)   # the parent closed its end first: nobody is left to tell, so no traceback
 
+# %% ../../nbs/05_data.gym.ipynb #d9bd5dd6
 _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
 
@@ -78,7 +79,8 @@ def _leaf_spaces(space) -> list:
     if isinstance(space, gym.spaces.Tuple): return [s for v in space.spaces for s in _leaf_spaces(v)]
     return [space]
 
-def observation_envs(envs: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
+def observation_envs(envs: gym.vector.VectorEnv            # a vector env
+                    ) -> gym.vector.VectorEnv:
     "`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete and MultiBinary parts flattened to one-hot features; anything else refused"
     space, leaves = envs.single_observation_space, _leaf_spaces(envs.single_observation_space)
     bad = [type(s).__name__ for s in leaves if not isinstance(s, (gym.spaces.Box, *_ONE_HOT))]
@@ -87,7 +89,8 @@ def observation_envs(envs: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
     if any(isinstance(s, _ONE_HOT) for s in leaves): return gym.wrappers.vector.FlattenObservation(envs)
     return envs
 
-def _readable(env: gym.Env) -> gym.Env:
+def readable_env(env: gym.Env                          # a single env
+                ) -> gym.Env:
     "One env with the observations `observation_envs` gives its vector version"
     return gym.wrappers.FlattenObservation(env) if any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(env.observation_space)) else env
 
@@ -96,7 +99,14 @@ class ScriptedEnv(gym.Env):
     "A test env that plays a script: obs `[k]` and reward `k` at step k, ending after `length` steps; faults on request"
     observation_space = gym.spaces.Box(-1e6, 1e6, (1,), np.float32)
     action_space = gym.spaces.Discrete(2)
-    def __init__(self, length=3, ending='terminated', fail_at=None, die_at=None, hang_at=None, reset_fault=None, nan_at=None):
+    def __init__(self,
+                 length=3,                             # steps per episode
+                 ending='terminated',                  # 'terminated' or 'truncated'
+                 fail_at=None,                         # raise at this step (counted over all episodes)
+                 die_at=None,                          # the process exits at this step
+                 hang_at=None,                         # sleep for an hour at this step
+                 reset_fault=None,                     # 'raise', 'die' or 'hang' at reset
+                 nan_at=None):                         # the observation is NaN at this step
         self.length, self.ending, self.episode, self.reset_fault = length, ending, -1, reset_fault
         self.fail_at, self.die_at, self.hang_at, self.nan_at, self.total = fail_at, die_at, hang_at, nan_at, 0
     def reset(self, seed=None, options=None):
@@ -105,7 +115,8 @@ class ScriptedEnv(gym.Env):
         if self.reset_fault == 'die': os._exit(4)
         if self.reset_fault == 'hang': time.sleep(3600)
         return np.array([100. * self.episode], np.float32), {}
-    def step(self, action):
+    def step(self,
+             action):                              # ignored: the script does not depend on it
         self.k += 1; self.total += 1
         if self.total == self.fail_at: raise RuntimeError(f'scripted failure at step {self.total}')
         if self.total == self.die_at: os._exit(3)
@@ -114,7 +125,7 @@ class ScriptedEnv(gym.Env):
         return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
 
 # %% ../../nbs/05_data.gym.ipynb #b36c6a74
-def to_tensor(x):
+def to_tensor(x):                                   # a numpy array, or a tree of them
     "A numpy array (or tree of them) as torch tensors sharing its memory"
     return tree_map(torch.from_numpy, x)
 
@@ -122,9 +133,14 @@ class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
     events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end', 'on_env_restart')
 
-    def __init__(self, envs: gym.vector.VectorEnv, agent, seed: int = 0, cbs=(), timeout: float = 10.,
-                 make_envs: Callable | None = None,   # builds the envs again, for `max_restarts`
-                 max_restarts: int = 0):              # times a failed async vector env is rebuilt before its error is raised
+    def __init__(self,
+                 envs: gym.vector.VectorEnv,           # a vector env with NEXT_STEP autoreset (from `make_envs`)
+                 agent,                                # acts in them
+                 seed: int = 0,                        # env i resets with seed + i
+                 cbs=(),                               # callbacks of the collector itself
+                 timeout: float = 10.0,                # seconds an async worker may take to answer
+                 make_envs: Callable | None = None,    # builds the envs again, for `max_restarts`
+                 max_restarts: int = 0):               # times a failed async vector env is rebuilt before its error is raised
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
@@ -162,7 +178,8 @@ def _layers(env) -> list:
     while isinstance(out[-1], gym.Wrapper): out.append(out[-1].env)
     return out
 
-def env_snapshot(envs) -> dict | None:
+def env_snapshot(envs                                  # a vector env
+                ) -> dict | None:
     "The state of a classic-control vector env (its own vector version, or a SyncVectorEnv of them) as plain data, or None if it cannot be taken safely"
     if type(envs).__module__.startswith(_CLASSIC): return {'vector': _plain_state(envs), 'envs': []}
     if type(envs) is not gym.vector.SyncVectorEnv: return None
@@ -170,11 +187,53 @@ def env_snapshot(envs) -> dict | None:
     if not all(type(l[-1]).__module__.startswith(_CLASSIC) and all(type(w) in _PLAIN_WRAPPERS for w in l[:-1]) for l in layers): return None
     return {'vector': _plain_state(envs), 'envs': [[_plain_state(x) for x in l] for l in layers]}
 
-def restore_env_snapshot(envs, snap: dict):
+def restore_env_snapshot(envs,                                 # a vector env like the one snapshotted, reset
+                         snap: dict):                          # what `env_snapshot` returned
     "Put the state from `env_snapshot` back into `envs` (made like the snapshotted ones, and reset once)"
     _restore(envs, snap['vector'])
     for env, states in zip(getattr(envs, 'envs', []), snap['envs']):
         for layer, st in zip(_layers(env), states): _restore(layer, st)
+
+# %% ../../nbs/05_data.gym.ipynb #aa2afd7a
+def reset_envs(envs,                                 # a vector env
+               seed,                                 # env i resets with seed + i
+               timeout: float):                      # seconds an async worker may take to answer
+    "`envs.reset(seed=seed)`; async workers with a `timeout`, any failure one `EnvError`"
+    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed)
+    try:
+        envs.reset_async(seed=seed)
+        return envs.reset_wait(timeout=timeout)
+    except Exception as e: raise _worker_error(envs, e, timeout) from e
+
+def step_envs(envs,                                 # a vector env
+              action,                               # one action per env
+              timeout: float):                      # seconds an async worker may take to answer
+    "`envs.step(action)`; async workers with a `timeout`, any failure one `EnvError`"
+    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.step(action)
+    try:
+        envs.step_async(action)
+        return envs.step_wait(timeout=timeout)
+    except Exception as e: raise _worker_error(envs, e, timeout) from e
+
+@patch
+def _step_async(self: Collector, action):
+    try: return step_envs(self.envs, action, self.timeout)
+    except EnvError as e:
+        if self.restarts < self.max_restarts: return self._restart(e)
+        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
+        raise
+
+@patch
+def _restart(self: Collector, err: EnvError):
+    "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
+    self.restarts += 1
+    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way were dropped.')
+    self.envs = self.make_envs()
+    obs, _ = reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
+    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
+    self('on_env_restart')
+    N = self.n_envs
+    return obs, np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool), {}
 
 # %% ../../nbs/05_data.gym.ipynb #ccabb068
 @patch
@@ -186,7 +245,7 @@ def reset(self: Collector, initial_state: dict | None = None):
     self.restarted = initial_state is not None and st.get('envs') is None
     if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
-        _reset_envs(self.envs, self.seed, self.timeout); restore_env_snapshot(self.envs, st['envs'])
+        reset_envs(self.envs, self.seed, self.timeout); restore_env_snapshot(self.envs, st['envs'])
         self.obs_np = tree_map(lambda t: t.numpy().copy(), st['obs'])
         self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
     else:
@@ -196,7 +255,7 @@ def reset(self: Collector, initial_state: dict | None = None):
             if not getattr(self, '_warned_restart', False):
                 warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
                 self._warned_restart = True
-        self.obs_np, _ = _reset_envs(self.envs, seed, self.timeout)
+        self.obs_np, _ = reset_envs(self.envs, seed, self.timeout)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
     self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
 
@@ -256,43 +315,6 @@ def _finish(self: Collector, idx: np.ndarray):
         self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
         self('on_episode_end')
 
-# %% ../../nbs/05_data.gym.ipynb #aa2afd7a
-def _reset_envs(envs, seed, timeout: float):
-    "`envs.reset(seed=seed)`; async workers with a `timeout`, any failure one `EnvError`"
-    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed)
-    try:
-        envs.reset_async(seed=seed)
-        return envs.reset_wait(timeout=timeout)
-    except Exception as e: raise _worker_error(envs, e, timeout) from e
-
-def _step_envs(envs, action, timeout: float):
-    "`envs.step(action)`; async workers with a `timeout`, any failure one `EnvError`"
-    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.step(action)
-    try:
-        envs.step_async(action)
-        return envs.step_wait(timeout=timeout)
-    except Exception as e: raise _worker_error(envs, e, timeout) from e
-
-@patch
-def _step_async(self: Collector, action):
-    try: return _step_envs(self.envs, action, self.timeout)
-    except EnvError as e:
-        if self.restarts < self.max_restarts: return self._restart(e)
-        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
-        raise
-
-@patch
-def _restart(self: Collector, err: EnvError):
-    "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
-    self.restarts += 1
-    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way were dropped.')
-    self.envs = self.make_envs()
-    obs, _ = _reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
-    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
-    self('on_env_restart')
-    N = self.n_envs
-    return obs, np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool), {}
-
 # %% ../../nbs/05_data.gym.ipynb #a8f3c274
 def _rows(x, keep: np.ndarray):
     "The rows `keep` of `x` (an array or a tree of them) as tensors; `take` beats boolean indexing severalfold"
@@ -320,7 +342,9 @@ class TransitionCollector(Collector):
         return step
 
 # %% ../../nbs/05_data.gym.ipynb #80bfd5ed
-def example_step(envs: gym.vector.VectorEnv, n_step: bool = False) -> Step:
+def example_step(envs: gym.vector.VectorEnv,           # the vector env the transitions will come from
+                 n_step: bool = False                  # with `n_step` (as `NStepReturns` yields)
+                ) -> Step:
     "A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields from `envs`: a replay can be allocated from it before any env step"
     obs = to_tensor(gym.vector.utils.create_empty_array(envs.single_observation_space, n=1, fn=np.zeros))
     space = envs.single_action_space
@@ -329,7 +353,8 @@ def example_step(envs: gym.vector.VectorEnv, n_step: bool = False) -> Step:
     return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None)
 
 # %% ../../nbs/05_data.gym.ipynb #6431dada
-def find_collector(loop: Loop) -> Collector:
+def find_collector(loop: Loop                            # a loop whose pipeline starts with a collector (a learner)
+                  ) -> Collector:
     "The first `Collector` among `loop` and its inner loops"
     c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
     if c is None: raise ValueError(f'{loop.name} has no collector among its loops: give it a data pipeline that starts with a collector.')
@@ -363,7 +388,13 @@ class Rollout(NamedTuple):
 
 class RolloutCollector(Collector):
     "Yields `Rollout`s of `n_steps` steps of all N envs"
-    def __init__(self, envs, agent, n_steps: int, seed: int = 0, cbs=(), timeout: float = 10.):
+    def __init__(self,
+                 envs,                                 # a vector env (from `make_envs`)
+                 agent,                                # acts in them
+                 n_steps: int,                         # vector steps per rollout (T)
+                 seed: int = 0,                        # env i resets with seed + i
+                 cbs=(),                               # callbacks of the collector itself
+                 timeout: float = 10.0):               # seconds an async worker may take to answer
         if n_steps < 1: raise ValueError(f'n_steps must be at least 1, got {n_steps}.')
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)

@@ -18,7 +18,11 @@ __all__ = ['NStepReturns']
 # %% ../../nbs/05b_data.nstep.ipynb #4bdd33dd
 class NStepReturns(tn.BaseNode):
     "Turns 1-step `Step` batches (with `env_id`) from `source` into `n`-step transitions with discount `gamma`"
-    def __init__(self, source: tn.BaseNode, n: int, gamma: float, n_envs: int):
+    def __init__(self,
+                 source: tn.BaseNode,                  # yields 1-step `Step`s with `env_id` (a `TransitionCollector`)
+                 n: int,                               # steps per transition
+                 gamma: float,                         # discount
+                 n_envs: int):                         # envs of the source
         super().__init__()
         if n < 1: raise ValueError(f'n must be at least 1, got {n}.')
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')

@@ -37,9 +37,13 @@ def available_memory() -> int | None:
     except OSError: pass
     return None
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #17aa5078
 class Storage:
     "A ring of `capacity` transitions in tensors `[capacity, ...]`, allocated at once from an `example` Step"
-    def __init__(self, capacity: int, example: Step, device='cpu'):
+    def __init__(self,
+                 capacity: int,                        # transitions kept
+                 example: Step,                        # a Step of one row like those to come
+                 device='cpu'):                        # where the tensors live
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         leaves, self.spec = _pt.tree_flatten(example)
         need, avail = capacity * sum(x[0].numel() * x.element_size() for x in leaves if x is not None), available_memory()
@@ -99,7 +103,9 @@ def _convert(self: Storage, leaves) -> list:
 _dtype_shape = attrgetter('dtype', 'shape')
 
 @patch
-def arrays(self: Storage, step) -> list:
+def arrays(self: Storage,
+           step                                  # a batch of transitions
+          ) -> list:
     "The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
     if self._simple and type(step) is Step:
         try:
@@ -113,7 +119,9 @@ def arrays(self: Storage, step) -> list:
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #758e516e
 @patch
-def write(self: Storage, xs: list) -> int:
+def write(self: Storage,
+          xs: list                              # what `arrays` returned
+         ) -> int:
     "Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; returns the number of rows"
     B, cap = xs[0].shape[0], self.capacity
     if B == 0: return 0
@@ -126,12 +134,16 @@ def write(self: Storage, xs: list) -> int:
     return B
 
 @patch
-def add(self: Storage, step) -> int:
+def add(self: Storage,
+        step                                  # a batch of transitions
+       ) -> int:
     "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
     return self.write(self.arrays(step))
 
 @patch
-def get(self: Storage, idx) -> Step:
+def get(self: Storage,
+        idx                                   # slots, a numpy or torch integer array
+       ) -> Step:
     "The transitions in slots `idx` (a numpy or torch integer array) as a `Step` of tensors"
     if self._cpu:
         idx = idx.numpy() if isinstance(idx, torch.Tensor) else idx
@@ -227,6 +239,7 @@ def _checked(self: ExperienceReplay, step: Step) -> list:
         if new: self.storage = None   # a refused first step does not decide what the buffer holds
         raise
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #8abfbaf7
 @patch
 def _write(self: ExperienceReplay, xs: list) -> int:
     "Store checked arrays; the sampler hears of the slots they took"
@@ -237,13 +250,17 @@ def _write(self: ExperienceReplay, xs: list) -> int:
     return n
 
 @patch
-def add(self: ExperienceReplay, step: Step) -> int:
+def add(self: ExperienceReplay,
+        step: Step                            # a batch of transitions
+       ) -> int:
     "Store the rows of `step` (checking for NaN/inf first); returns how many were stored"
     return self._write(self._checked(step))
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #62013203
 @patch
-def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
+def sample(self: ExperienceReplay,
+           bs: int | None = None                 # transitions (default `self.bs`)
+          ) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
     bs = self.bs if bs is None else bs
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
@@ -251,7 +268,8 @@ def sample(self: ExperienceReplay, bs: int | None = None) -> ReplayBatch:
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch
-def extend(self: ExperienceReplay, steps: list):
+def extend(self: ExperienceReplay,
+           steps: list):                         # collector items, stored in one write
     "Store several collector items in one write: concatenated, then checked and screened at once; if that fails, item by item, for the exact error or the dropped rows"
     try: xs = self._checked(steps[0] if len(steps) == 1 else tree_cat(steps))
     except (RuntimeError, TypeError, ValueError):
@@ -304,12 +322,15 @@ def load_state_dict(self: ExperienceReplay, state: dict):
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #7afba0f6
 @patch
-def save(self: ExperienceReplay, path) -> Path:
+def save(self: ExperienceReplay,
+         path                                  # the file
+        ) -> Path:
     "Write the buffer to `path` (tensors and plain data only)"
     return save_checkpoint({'replay': self.state_dict()}, path)
 
 @patch
-def load(self: ExperienceReplay, path):
+def load(self: ExperienceReplay,
+         path):                                # a file written by `save`
     "Read a buffer written by `save`"
     state = load_checkpoint(path)
     if 'replay' not in state: raise CheckpointError(f"'{path}' is an rlnb checkpoint but holds no replay buffer.")

@@ -25,7 +25,9 @@ class UniformSampler:
         self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
         self.draws = DrawAhead(self.rng)   # the slots, drawn ahead in blocks (`rlnb.fast`): the numbers of one `integers` call per request
 
-    def sample(self, size: int, bs: int):
+    def sample(self,
+               size: int,                            # slots stored
+               bs: int):                             # slots to draw
         "`(idx [bs], None)`: slots in `[0, size)`"
         if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
         if self.replacement: return self.draws.integers(size, bs), None
@@ -41,7 +43,10 @@ class UniformSampler:
             if not n_dup: return idx, None
             idx[dup] = self.draws.integers(size, n_dup)
 
-    def on_write(self, start: int, n: int): pass   # slots start..start+n-1 (mod capacity) were written
+    def on_write(self,
+                 start: int,                           # the first slot written
+                 n: int):                              # slots written
+        pass   # slots start..start+n-1 (mod capacity) were written
     def state_dict(self) -> dict: self.draws.settle(); return {'rng': rng_state(self.rng)}
     def load_state_dict(self, state: dict): self.draws.settle(); set_rng_state(self.rng, state['rng']); return self
 
@@ -50,7 +55,8 @@ class SumTree:
     "Leaf values under a binary tree of sums cut at level `top`: O(log n) updates and prefix-sum searches, vectorised over a batch"
     top_level = 12   # the levels above this one are replaced by a running sum over its 4,096 nodes
 
-    def __init__(self, capacity: int):
+    def __init__(self,
+                 capacity: int):                       # leaves
         self.depth = max(0, math.ceil(math.log2(capacity)))
         self.cap, self.top = 1 << self.depth, min(self.depth, self.top_level)
         self.tree = np.zeros(2 * self.cap)   # node k's children are 2k and 2k+1; leaves from `cap` on; nodes above level `top` unused
@@ -66,7 +72,9 @@ class SumTree:
     def __getitem__(self, idx): return self.tree[np.asarray(idx) + self.cap]
     def load(self, nodes: np.ndarray): self.tree[:] = nodes; self._cum = None   # the node values of a saved tree
 
-    def update(self, idx, values):
+    def update(self,
+               idx,                                  # leaves
+               values):                              # their new values
         "Set the leaves `idx` to `values` and recompute their ancestors up to level `top`"
         i, self._cum = np.asarray(idx) + self.cap, None
         if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
@@ -85,7 +93,9 @@ class SumTree:
 
 # %% ../../nbs/06a_memory.samplers.ipynb #f361296a
 @patch
-def find(self: SumTree, v) -> np.ndarray:
+def find(self: SumTree,
+         v                                     # prefix sums to find, in [0, total)
+        ) -> np.ndarray:
     "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
     cum, v = self._prefix(), np.array(v, dtype=np.float64)
     j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)   # the level-`top` node whose span holds v
@@ -100,24 +110,33 @@ def find(self: SumTree, v) -> np.ndarray:
 # %% ../../nbs/06a_memory.samplers.ipynb #91db5a64
 class PrioritizedSampler:
     "Proportional prioritized replay: slots drawn with probability ∝ priority^alpha, with importance weights"
-    def __init__(self, alpha: float = 0.6, beta=0.4, eps: float = 1e-6, seed: int | None = 0):
+    def __init__(self,
+                 alpha: float = 0.6,                   # priority exponent (0 is uniform)
+                 beta=0.4,                             # importance-weight exponent, a float or a schedule over sample calls
+                 eps: float = 1e-06,                   # added to |TD error|
+                 seed: int | None = 0):                # seeds the sampler's generator
         if alpha < 0: raise ValueError(f'alpha must be >= 0, got {alpha}.')
         self.alpha, self.eps, self.rng = alpha, eps, Seeder(seed).numpy()
         self.beta = beta if callable(beta) else (lambda t, b=beta: b)   # a float, or a schedule over sample calls
         self.tree, self.max_priority, self.n_sampled = None, 1.0, 0
 
-    def bind(self, capacity: int):
+    def bind(self,
+             capacity: int):                       # the storage's capacity
         "Allocate the sum tree for a storage of `capacity` slots"
         self.tree, self.tree_capacity = SumTree(capacity), capacity
 
-    def on_write(self, start: int, n: int):
+    def on_write(self,
+                 start: int,                           # the first slot written
+                 n: int):                              # slots written
         "New transitions (slots `start`..`start+n-1`, wrapping) get the highest priority seen so far"
         idx = (start + np.arange(n)) % self.tree_capacity
         self.tree.update(idx, np.full(n, self.max_priority ** self.alpha))
 
 # %% ../../nbs/06a_memory.samplers.ipynb #d617eae8
 @patch
-def sample(self: PrioritizedSampler, size: int, bs: int):
+def sample(self: PrioritizedSampler,
+           size: int,                            # slots stored
+           bs: int):                             # slots to draw
     "`(idx [bs], weights [bs])`: stratified prioritized draws and their normalised importance weights"
     if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
     total = self.tree.total
@@ -129,7 +148,9 @@ def sample(self: PrioritizedSampler, size: int, bs: int):
     return idx, torch.as_tensor(w / w.max(), dtype=torch.float32)
 
 @patch
-def update_priorities(self: PrioritizedSampler, idx, priorities):
+def update_priorities(self: PrioritizedSampler,
+                      idx,                                  # slots
+                      priorities):                          # their TD errors (any sign)
     "Set the priorities of slots `idx` to `|priorities| + eps` (typically the TD errors of the last batch)"
     p = np.abs(priorities.detach().cpu().numpy() if isinstance(priorities, torch.Tensor) else np.asarray(priorities, np.float64)) + self.eps
     if not np.isfinite(p).all(): raise ValueError('update_priorities got NaN or inf: the TD errors are not finite (check the loss for NaN).')

@@ -37,7 +37,12 @@ class CategoricalQNetwork(nn.Module):
         return {'q': (logits_BAZ.softmax(-1) * self.support).sum(-1), 'logits': logits_BAZ}
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #c13aae82
-def project_distribution(p_BZ, reward_B, terminated_B, gamma_B, support_Z) -> torch.Tensor:
+def project_distribution(p_BZ,                                 # next-state distributions over the atoms
+                         reward_B,                             # rewards
+                         terminated_B,                         # whether the episode terminated
+                         gamma_B,                              # γ^n per row, or one float
+                         support_Z                             # the atoms, evenly spaced
+                        ) -> torch.Tensor:
     "Project the distributions `p_BZ` on `support_Z`, shifted by the Bellman operator, back onto `support_Z`"
     Z, v_min, v_max = len(support_Z), support_Z[0], support_Z[-1]
     dz = (v_max - v_min) / (Z - 1)
@@ -54,11 +59,16 @@ def project_distribution(p_BZ, reward_B, terminated_B, gamma_B, support_Z) -> to
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #fb9b5384
 class C51Loss:
     "Cross-entropy between projected target return distributions and predicted ones"
-    def __init__(self, online: nn.Module, gamma: float = 0.99, target: nn.Module | None = None):
+    def __init__(self,
+                 online: nn.Module,                    # the categorical Q-network being trained
+                 gamma: float = 0.99,                  # discount
+                 target: nn.Module | None = None):     # a frozen copy the target distribution reads (None: the online network)
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
         self.online, self.gamma, self.target, self.td = online, gamma, target, None
 
-    def target_distribution(self, s: Step) -> torch.Tensor:
+    def target_distribution(self,
+                            s: Step                               # a batch of transitions
+                           ) -> torch.Tensor:
         "The projected target distributions `[B, Z]` of a batch"
         with torch.no_grad():
             out = (self.target if self.target is not None else self.online)(s.next_obs)

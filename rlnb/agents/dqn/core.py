@@ -47,7 +47,11 @@ class QNetwork(nn.Module):
     def forward(self, obs) -> torch.Tensor: return self.head(self.body(flatten_obs(obs)))
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #8a84aca0
-def td_target(reward_B, terminated_B, gamma_B, next_value_B) -> torch.Tensor:
+def td_target(reward_B,                             # rewards (discounted n-step sums for n > 1)
+              terminated_B,                         # whether the episode terminated (truncation still bootstraps)
+              gamma_B,                              # γ^n per row, or one float
+              next_value_B                          # V(s') from the bootstrap
+             ) -> torch.Tensor:
     "`reward + gamma * (1 - terminated) * next_value`; `gamma_B` is γ^n per row (or a float)"
     return reward_B + gamma_B * (~terminated_B) * next_value_B
 
@@ -59,14 +63,21 @@ class GreedyBootstrap:
 
 class DQNLoss:
     "TD loss of DQN: `Q(s, a)` against `r + γ^n (1 - terminated) V(s')`, Huber or squared, importance-weighted"
-    def __init__(self, online: nn.Module, gamma: float = 0.99, target: nn.Module | None = None, bootstrap=None, loss: str = 'huber'):
+    def __init__(self,
+                 online: nn.Module,                    # the Q-network being trained
+                 gamma: float = 0.99,                  # discount
+                 target: nn.Module | None = None,      # a frozen copy the bootstrap reads (None: the online network, under no_grad)
+                 bootstrap=None,                       # the V(s') rule (default `GreedyBootstrap`)
+                 loss: str = 'huber'):                 # 'huber' or 'mse'
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
         if loss not in ('huber', 'mse'): raise ValueError(f"loss must be 'huber' or 'mse', got {loss!r}.")
         self.online, self.gamma, self.target, self.loss = online, gamma, target, loss
         self.bootstrap = bootstrap or GreedyBootstrap()
         self.td = None
 
-    def targets(self, s: Step) -> torch.Tensor:
+    def targets(self,
+                s: Step                               # a batch of transitions
+               ) -> torch.Tensor:
         "The TD targets `[B]` of a batch of transitions"
         with torch.no_grad():
             next_v = self.bootstrap(self.online, self.target if self.target is not None else self.online, s.next_obs)
@@ -85,7 +96,9 @@ class DQNLoss:
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #bf69dfd2
 class PriorityCallback(Callback):
     "After each update, set the priorities of the batch's slots in `sampler` to the loss's TD errors (`loss_func.td`)"
-    def __init__(self, sampler: PrioritizedSampler): self.sampler = sampler
+    def __init__(self,
+                 sampler: PrioritizedSampler):         # the replay's `PrioritizedSampler`
+        self.sampler = sampler
     def after_step(self): self.sampler.update_priorities(self.learn.batch.index, self.learn.loss_func.td)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
@@ -147,12 +160,16 @@ def n_batches(self: DQNConfig) -> int:
     return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
-def q_network(cfg: DQNConfig, obs_example, n_actions: int) -> nn.Module:
+def q_network(cfg: DQNConfig,                       # the config (`head`, `hidden`, the support)
+              obs_example,                          # a batch of observations, for the input size
+              n_actions: int                        # one output per action
+             ) -> nn.Module:
     "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, or `CategoricalQNetwork`"
     if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max)
     return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None)
 
-def dqn_loss(cfg: DQNConfig, net: nn.Module):
+def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
+             net: nn.Module):                      # the online network
     "The loss for `net` that `cfg` names: C51's cross-entropy or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
     target = target_copy(net) if cfg.target_update else None
     if cfg.head == 'categorical': return C51Loss(net, cfg.gamma, target=target)
@@ -164,13 +181,14 @@ def _algo_cbs(cfg: DQNConfig, loss, sampler) -> list:
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
-def dqn_learner(env_id: str,                 # a registered gymnasium id
-                cfg: DQNConfig | None = None,   # every hyperparameter (default `DQNConfig()`)
-                seed: int = 0,               # seeds the weights, exploration, envs, replay and evaluation
-                cbs=(),                      # extra callbacks
-                progress: bool = True,       # show a progress bar
-                envs=None,                   # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None) -> RLLearner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+def dqn_learner(env_id: str,                          # a registered gymnasium id
+                cfg: DQNConfig | None = None,         # every hyperparameter (default `DQNConfig()`)
+                seed: int = 0,                        # seeds the weights, exploration, envs, replay and evaluation
+                cbs=(),                               # extra callbacks
+                progress: bool = True,                # show a progress bar
+                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
+                eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+               ) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent `cfg` describes on `env_id`, seeded by `seed`"
     cfg, seeds = cfg or DQNConfig(), Seeder(seed).spawn(5)
     if cfg.max_restarts and envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')

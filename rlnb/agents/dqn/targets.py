@@ -15,7 +15,8 @@ from ...callback import Callback
 __all__ = ['target_copy', 'HardUpdate', 'SoftUpdate', 'TargetNetworkCallback']
 
 # %% ../../../nbs/10b_agents.dqn.targets.ipynb #e3c5f351
-def target_copy(net: nn.Module) -> nn.Module:
+def target_copy(net: nn.Module                        # the online network
+               ) -> nn.Module:
     "A frozen copy of `net`: same weights, no gradients, evaluation mode"
     t = copy.deepcopy(net)
     t.requires_grad_(False)
@@ -23,7 +24,8 @@ def target_copy(net: nn.Module) -> nn.Module:
 
 class HardUpdate:
     "Copy the online weights into the target every `every` optimizer steps"
-    def __init__(self, every: int = 1000):
+    def __init__(self,
+                 every: int = 1000):                   # optimizer steps between copies
         if every < 1: raise ValueError(f'every must be >= 1, got {every}.')
         self.every = every
     def __call__(self, target: nn.Module, online: nn.Module, opt_step: int):
@@ -33,7 +35,8 @@ class HardUpdate:
 
 class SoftUpdate:
     "Polyak averaging after every optimizer step: θ⁻ ← τ θ + (1 - τ) θ⁻"
-    def __init__(self, tau: float = 0.005):
+    def __init__(self,
+                 tau: float = 0.005):                  # the weight of the online network in each average
         if not 0 < tau <= 1: raise ValueError(f'tau must be in (0, 1], got {tau}.')
         self.tau = tau
     def __call__(self, target: nn.Module, online: nn.Module, opt_step: int):
@@ -43,7 +46,10 @@ class SoftUpdate:
 class TargetNetworkCallback(Callback):
     "Update `target` from the learner's model after each optimizer step, with `rule` (`HardUpdate` or `SoftUpdate`)"
     order = 10
-    def __init__(self, target: nn.Module, rule=None): self.target, self.rule = target, rule or HardUpdate()
+    def __init__(self,
+                 target: nn.Module,                    # the frozen copy to update
+                 rule=None):                           # `HardUpdate` (default, every 1000 steps) or `SoftUpdate`
+        self.target, self.rule = target, rule or HardUpdate()
     def after_step(self): self.rule(self.target, self.learn.model, self.learn.opt_step)
     def state_dict(self) -> dict: return {'target': self.target.state_dict()}
     def load_state_dict(self, state: dict):

@@ -15,7 +15,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE,
-                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS)
+                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
@@ -26,10 +26,11 @@ from ...rl import RunConfig, RLLearner, flatten_obs, mlp, run_envs, seeded_init,
 # %% auto #0
 __all__ = ['policy_selector', 'merge_moments', 'ObsNormalizer', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages',
            'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'clipped_surrogate', 'mean_weights', 'standardize', 'PPOLoss',
-           'LinearDecayCallback', 'PGStatsCallback', 'PPOConfig', 'pg_learner', 'ppo_learner']
+           'LinearDecayCallback', 'PGStatsCallback', 'PGConfig', 'PPOConfig', 'pg_learner', 'ppo_learner']
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #c7a1c7e9
-def policy_selector(action_space, seed: int | None = 0):
+def policy_selector(action_space,                         # Discrete (from 0) or a 1-d Box
+                    seed: int | None = 0):                # seeds the sampling generator
     "The selector that samples actions of a policy for `action_space`: categorical for `Discrete`, clipped Gaussian for a 1-d `Box`"
     kind = space_kind(action_space)
     if kind == 'Discrete' and int(getattr(action_space, 'start', 0)) == 0: return CategoricalSelector(seed)
@@ -41,7 +42,11 @@ def policy_selector(action_space, seed: int | None = 0):
                      "Wrap the env to change its action space (e.g. flatten a Box), or use another algorithm.")
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #e8f030c1
-def merge_moments(mean, var, count, x_B) -> tuple:
+def merge_moments(mean,                                 # running mean
+                  var,                                  # running population variance
+                  count,                                # rows seen so far
+                  x_B                                   # new rows
+                 ) -> tuple:
     "Running `(mean, var, count)` merged with the rows of `x_B` (Chan et al.'s parallel update, population variance)"
     n = x_B.shape[0]
     tot, d = count + n, x_B.mean(0) - mean
@@ -49,13 +54,17 @@ def merge_moments(mean, var, count, x_B) -> tuple:
 
 class ObsNormalizer(nn.Module):
     "Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to `±clip`"
-    def __init__(self, dim: int, clip: float = 10., eps: float = 1e-8):
+    def __init__(self,
+                 dim: int,                             # observation features
+                 clip: float = 10.0,                   # standardised values are clipped to ±clip
+                 eps: float = 1e-08):                  # added to the variance
         super().__init__()
         self.clip, self.eps = clip, eps
         self.register_buffer('mean', torch.zeros(dim)); self.register_buffer('var', torch.ones(dim)); self.register_buffer('count', torch.tensor(1e-4))
 
     @torch.no_grad()
-    def update(self, x_BO: torch.Tensor):
+    def update(self,
+               x_BO: torch.Tensor):                  # a batch of flat observations
         "Merge the statistics of a batch into the running ones"
         if x_BO.shape[0] == 0: return   # a rollout of auto-reset rows only
         for buf, new in zip((self.mean, self.var, self.count), merge_moments(self.mean, self.var, self.count, x_BO)): buf.copy_(new)
@@ -67,6 +76,7 @@ def _layer(m: nn.Linear, gain: float) -> nn.Linear:
     nn.init.orthogonal_(m.weight, gain); nn.init.zeros_(m.bias)
     return m
 
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #ddcd74da
 class ActorCritic(nn.Module):
     "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk"
     def __init__(self,
@@ -96,7 +106,9 @@ class ActorCritic(nn.Module):
         mean_BA = self.pi(h_BH)
         return {'mean': mean_BA, 'log_std': self.log_std.expand_as(mean_BA)}
 
-    def policy(self, obs) -> dict:
+    def policy(self,
+               obs                                   # a batch of observations (or a tree of them)
+              ) -> dict:
         "The policy's output alone: what an agent needs to act (the critic is not run)"
         return self._head(self.actor(self._features(obs)))
 
@@ -106,7 +118,9 @@ class ActorCritic(nn.Module):
         return self._head(h_BH) | {'value': self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]}
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #e0ee665e
-def policy_logp_entropy(out: dict, action) -> tuple:
+def policy_logp_entropy(out: dict,                            # the network's output: `logits`, or `mean` and `log_std`
+                        action                                # the actions taken (for Box: the unclipped samples)
+                       ) -> tuple:
     "Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`) or Gaussian (`mean`, `log_std`) output"
     if 'logits' in out:
         logp_BA = F.log_softmax(out['logits'], -1)
@@ -115,7 +129,14 @@ def policy_logp_entropy(out: dict, action) -> tuple:
     return gaussian_logp(out['mean'], log_std_BA, action), (0.5 + 0.5 * math.log(2 * math.pi) + log_std_BA).sum(-1)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #78ea4217
-def gae(reward_TN, value_TN, next_value_TN, terminated_TN, done_TN, gamma: float, lam: float) -> torch.Tensor:
+def gae(reward_TN,                            # rewards
+        value_TN,                             # the critic's values of the rows' observations
+        next_value_TN,                        # the critic's values of the next observations
+        terminated_TN,                        # episode terminated: no bootstrap
+        done_TN,                              # episode ended (terminated or truncated): the sum stops
+        gamma: float,                         # discount
+        lam: float                            # GAE's λ
+       ) -> torch.Tensor:
     "Advantages `[T, N]` by GAE(λ): TD errors bootstrap unless `terminated`; the weighted sum stops at `done`"
     delta_TN = reward_TN + gamma * (~terminated_TN) * next_value_TN - value_TN
     keep_TN = gamma * lam * (~done_TN)
@@ -125,7 +146,12 @@ def gae(reward_TN, value_TN, next_value_TN, terminated_TN, done_TN, gamma: float
         adv_TN[t] = acc_N
     return adv_TN
 
-def rollout_advantages(r: Rollout, value_TN, last_value_N, gamma: float, lam: float) -> tuple:
+def rollout_advantages(r: Rollout,                           # a rollout
+                       value_TN,                             # the critic's values of its rows
+                       last_value_N,                         # the critic's values of `r.next_obs`
+                       gamma: float,                         # discount
+                       lam: float                            # GAE's λ
+                      ) -> tuple:
     "Advantages and returns `[T, N]` of rollout `r` given the critic's values of its rows and of `r.next_obs`; 0 on auto-reset rows"
     next_value_TN = torch.cat([value_TN[1:], last_value_N[None]])
     adv_TN = gae(r.reward, value_TN, next_value_TN, r.terminated, r.terminated | r.truncated, gamma, lam) * r.valid
@@ -144,7 +170,11 @@ class PGBatch(NamedTuple):
 
 class RewardScaler:
     "Divides rewards by the running standard deviation of each env's discounted return (SB3's `VecNormalize` reward scaling)"
-    def __init__(self, gamma: float, n_envs: int, clip: float = 10., eps: float = 1e-8):
+    def __init__(self,
+                 gamma: float,                         # discount of the running returns
+                 n_envs: int,                          # envs (one running return each)
+                 clip: float = 10.0,                   # scaled rewards are clipped to ±clip
+                 eps: float = 1e-08):                  # added to the variance
         self.gamma, self.clip, self.eps = gamma, clip, eps
         self.ret_N, self.mean, self.var, self.count = torch.zeros(n_envs), torch.zeros(()), torch.ones(()), torch.tensor(1e-4)
     def state_dict(self) -> dict: return {k: getattr(self, k).clone() for k in ('ret_N', 'mean', 'var', 'count')}
@@ -231,16 +261,22 @@ def next(self: OnPolicyBatches) -> PGBatch:
     return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # rollouts are kept on the CPU
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bba7309c
-def clipped_surrogate(ratio_B, adv_B, clip: float) -> torch.Tensor:
+def clipped_surrogate(ratio_B,                              # π_new(a|s) / π_old(a|s)
+                      adv_B,                                # advantages
+                      clip: float                           # the clip range ε
+                     ) -> torch.Tensor:
     "PPO's per-row objective (to maximise): `min(ratio·A, clip(ratio, 1-clip, 1+clip)·A)`"
     return torch.minimum(ratio_B * adv_B, ratio_B.clamp(1 - clip, 1 + clip) * adv_B)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #1ecbd182
-def mean_weights(mask_B) -> torch.Tensor:
+def mean_weights(mask_B                                # 1 for rows that count, 0 for the rest
+                ) -> torch.Tensor:
     "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none)"
     return mask_B / mask_B.sum().clamp(min=1.)
 
-def standardize(x_B, w_B) -> torch.Tensor:
+def standardize(x_B,                                  # values
+                w_B                                   # mean weights (`mean_weights`)
+               ) -> torch.Tensor:
     "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`)"
     x_B = x_B - x_B @ w_B
     return x_B / (((x_B ** 2) @ w_B).sqrt() + 1e-8)
@@ -273,7 +309,11 @@ class PPOLoss:
 class LinearDecayCallback(Callback):
     "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps`"
     order = -20
-    def __init__(self, total_steps: int, lr: float | None = None, clip: float | None = None):
+    def __init__(self,
+                 total_steps: int,                     # the env steps over which both decay to 0
+                 lr: float | None = None,              # the initial learning rate (None: not scheduled)
+                 clip: float | None = None):           # the initial clip range (None: not scheduled)
+
         self.total, self.lr, self.clip = total_steps, lr, clip
     def before_fit(self): self._col = find_collector(self.learn)
     def before_batch(self):
@@ -285,7 +325,9 @@ class LinearDecayCallback(Callback):
 class PGStatsCallback(Callback):
     "Log the loss's parts (`pg_loss`, `v_loss`, `entropy`) and, where it has a ratio, `approx_kl` and `clip_frac`, every `every` minibatches"
     order = -9
-    def __init__(self, every: int = 10): self.every = {'after_batch': every}
+    def __init__(self,
+                 every: int = 10):                     # minibatches between logs
+        self.every = {'after_batch': every}
     def before_fit(self): self._col = find_collector(self.learn)
     def after_batch(self):
         p, clip = self.learn.loss_func.parts, getattr(self.learn.loss_func, 'clip', None)
@@ -299,23 +341,17 @@ class PGStatsCallback(Callback):
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82b1b4e1
 @dataclass
-class PPOConfig(RunConfig):
-    "Hyperparameters of PPO (defaults: rl-baselines3-zoo's CartPole-v1 PPO)"
+class PGConfig(RunConfig):
+    "What the on-policy actor-critic algorithms share (PPO, REINFORCE): rollouts, the network, the optimizer, normalisation"
     total_steps: int = 100_000    # env steps of the run
     n_envs: int = 8               # envs collecting side by side (N)
     n_steps: int = 32             # steps per env per rollout (T)
-    bs: int = 256                 # rows per minibatch
-    n_epochs: int = 20            # passes over each rollout
     lr: float = 1e-3              # Adam learning rate (at the start, with lr_schedule 'linear')
     lr_schedule: str = 'linear'   # 'linear' (to 0 over the run) or 'constant'
-    gamma: float = 0.98           # discount
-    gae_lambda: float = 0.8       # GAE's λ
-    clip: float = 0.2             # clip range ε of the surrogate (at the start, with clip_schedule 'linear')
-    clip_schedule: str = 'linear' # 'linear' or 'constant'
-    clip_vf: float | None = None  # clip range of the value error (None: unclipped)
+    gamma: float = 0.99           # discount
     vf_coef: float = 0.5          # weight of the value loss
     ent_coef: float = 0.          # weight of the entropy bonus
-    norm_adv: bool = True         # standardise advantages per minibatch
+    norm_adv: bool = True         # standardise advantages (per minibatch)
     grad_clip: float | None = 0.5 # max gradient norm (None: no clipping)
     hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic
     shared: bool = False          # one trunk for actor and critic
@@ -327,10 +363,24 @@ class PPOConfig(RunConfig):
 
     def __post_init__(self):
         RunConfig.__post_init__(self)
-        check_fields(self, **dict.fromkeys(('n_steps', 'bs', 'n_epochs'), POSITIVE_INT),
-                     **dict.fromkeys(('lr_schedule', 'clip_schedule'), one_of('linear', 'constant')), **dict.fromkeys(('vf_coef', 'ent_coef'), NON_NEGATIVE),
-                     **dict.fromkeys(('gamma', 'gae_lambda'), UNIT), **dict.fromkeys(('clip_vf', 'grad_clip'), POSITIVE_OR_NONE), lr=LEARNING_RATE,
-                     clip=POSITIVE, hidden=LAYERS, log_std_init=FINITE)
+        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'), gamma=UNIT, vf_coef=NON_NEGATIVE,
+                     ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE)
+
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #834fd7d5
+@dataclass
+class PPOConfig(PGConfig):
+    "Hyperparameters of PPO (defaults: rl-baselines3-zoo's CartPole-v1 PPO)"
+    bs: int = 256                 # rows per minibatch
+    n_epochs: int = 20            # passes over each rollout
+    gamma: float = 0.98           # discount
+    gae_lambda: float = 0.8       # GAE's λ
+    clip: float = 0.2             # clip range ε of the surrogate (at the start, with clip_schedule 'linear')
+    clip_schedule: str = 'linear' # 'linear' or 'constant'
+    clip_vf: float | None = None  # clip range of the value error (None: unclipped)
+
+    def __post_init__(self):
+        PGConfig.__post_init__(self)
+        check_fields(self, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, clip_schedule=one_of('linear', 'constant'), gae_lambda=UNIT, clip_vf=POSITIVE_OR_NONE, clip=POSITIVE)
         rows = self.n_steps * self.n_envs
         if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} rows is smaller than the minibatch size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
 
@@ -342,17 +392,18 @@ def n_batches(self: PPOConfig) -> int:
     return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #a0ff31c4
-def pg_learner(env_id: str,            # a registered gymnasium id
-               cfg,                    # a `PPOConfig` or `ReinforceConfig`
-               seed: int,              # seeds the weights, the agent, the envs, the shuffling and the evaluator
-               loss,                   # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
-               n_epochs: int,          # passes over each rollout
-               bs: int,                # rows per minibatch
-               lam: float,             # GAE's λ
-               cbs=(),                 # extra callbacks
-               progress: bool = True,  # show a progress bar
-               envs=None,              # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-               eval_envs=None) -> RLLearner:   # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+def pg_learner(env_id: str,                          # a registered gymnasium id
+               cfg,                                  # a `PPOConfig` or `ReinforceConfig`
+               seed: int,                            # seeds the weights, the agent, the envs, the shuffling and the evaluator
+               loss,                                 # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
+               n_epochs: int,                        # passes over each rollout
+               bs: int,                              # rows per minibatch
+               lam: float,                           # GAE's λ
+               cbs=(),                               # extra callbacks
+               progress: bool = True,                # show a progress bar
+               envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
+               eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+              ) -> RLLearner:
     "An `RLLearner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
     seeds = Seeder(seed).spawn(5)
     envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
@@ -369,10 +420,14 @@ def pg_learner(env_id: str,            # a registered gymnasium id
     return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *cbs], progress)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bd920977
-def ppo_learner(env_id: str,                 # a registered gymnasium id
-                cfg: PPOConfig | None = None,   # every hyperparameter (default `PPOConfig()`)
-                seed: int = 0,               # seeds the weights, the agent, the envs, the shuffling and the evaluator
-                cbs=(), progress: bool = True, envs=None, eval_envs=None) -> RLLearner:   # as for `pg_learner`
+def ppo_learner(env_id: str,                          # a registered gymnasium id
+                cfg: PPOConfig | None = None,         # every hyperparameter (default `PPOConfig()`)
+                seed: int = 0,                        # seeds the weights, the agent, the envs, the shuffling and the evaluator
+                cbs=(),                               # extra callbacks
+                progress: bool = True,                # show a progress bar
+                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
+                eval_envs=None                        # a vector env to evaluate on
+               ) -> RLLearner:
     "An `RLLearner` that trains PPO on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or PPOConfig()
     loss = PPOLoss(cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.clip_vf, cfg.norm_adv)

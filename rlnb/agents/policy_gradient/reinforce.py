@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import torch
-from ...core import check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE_OR_NONE, FINITE, LAYERS
-from ...rl import RunConfig, RLLearner
-from .ppo import PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
+from ...rl import RLLearner
+from .ppo import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
 # %% auto #0
 __all__ = ['ReinforceLoss', 'ReinforceConfig', 'reinforce_learner']
@@ -19,7 +18,11 @@ __all__ = ['ReinforceLoss', 'ReinforceConfig', 'reinforce_learner']
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #c93db953
 class ReinforceLoss:
     "REINFORCE's loss on a `PGBatch`: `-log π(a|s) · A`, the baseline's squared error and an entropy bonus, averaged over real rows"
-    def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0., norm_adv: bool = True):
+    def __init__(self,
+                 vf_coef: float = 0.5,                 # weight of the baseline loss
+                 ent_coef: float = 0.0,                # weight of the entropy bonus
+                 norm_adv: bool = True):               # standardise advantages over the rollout
+
         self.vf_coef, self.ent_coef, self.norm_adv = vf_coef, ent_coef, norm_adv
 
     def __call__(self, out: dict, b: PGBatch) -> torch.Tensor:
@@ -33,40 +36,23 @@ class ReinforceLoss:
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #4a28f52a
 @dataclass
-class ReinforceConfig(RunConfig):
-    "Hyperparameters of REINFORCE with a learned baseline"
-    total_steps: int = 100_000    # env steps of the run
-    n_envs: int = 8               # envs collecting side by side (N)
-    n_steps: int = 32             # steps per env per rollout (T): one gradient step per T × N rows
-    lr: float = 1e-3              # Adam learning rate
+class ReinforceConfig(PGConfig):
+    "Hyperparameters of REINFORCE with a learned baseline: `PGConfig`'s, one gradient step per rollout of T × N rows, a constant learning rate"
     lr_schedule: str = 'constant' # 'linear' (to 0 over the run) or 'constant'
-    gamma: float = 0.99           # discount
-    vf_coef: float = 0.5          # weight of the baseline's loss
-    ent_coef: float = 0.          # weight of the entropy bonus
-    norm_adv: bool = True         # standardise advantages over the rollout
-    grad_clip: float | None = 0.5 # max gradient norm (None: no clipping)
-    hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic
-    shared: bool = False          # one trunk for actor and critic
-    log_std_init: float = 0.      # initial log-std of a Gaussian policy
-    obs_norm: bool = False        # standardise observations with running statistics
-    reward_norm: bool = False     # scale rewards by the running std of the discounted return
-    eval_every: int = 5_000       # env steps between evaluations
-    threshold: float | None = 475 # evaluation mean that counts as solved
-
-    def __post_init__(self):
-        RunConfig.__post_init__(self)
-        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'),
-                     gamma=UNIT, vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE)
 
     def n_batches(self) -> int:
         "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
         return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #02017008
-def reinforce_learner(env_id: str,                       # a registered gymnasium id
+def reinforce_learner(env_id: str,                          # a registered gymnasium id
                       cfg: ReinforceConfig | None = None,   # every hyperparameter (default `ReinforceConfig()`)
-                      seed: int = 0,                     # seeds the weights, the agent, the envs and the evaluator
-                      cbs=(), progress: bool = True, envs=None, eval_envs=None) -> RLLearner:   # as for `pg_learner`
+                      seed: int = 0,                        # seeds the weights, the agent, the envs and the evaluator
+                      cbs=(),                               # extra callbacks
+                      progress: bool = True,                # show a progress bar
+                      envs=None,                            # a vector env to train on
+                      eval_envs=None                        # a vector env to evaluate on
+                     ) -> RLLearner:
     "A `Learner` that trains REINFORCE with a value baseline on `env_id`: `pg_learner` with λ = 1 and one batch of the whole rollout"
     cfg = cfg or ReinforceConfig()
     loss = ReinforceLoss(cfg.vf_coef, cfg.ent_coef, cfg.norm_adv)

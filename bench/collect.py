@@ -4,7 +4,7 @@ Both step the same CartPole-v1 vector env (gymnasium's numpy `vector_entry_point
 instance each, made and seeded alike) with uniformly random actions drawn from a seeded torch
 generator, and convert every step to torch tensors. rlnb also drops the auto-reset rows, keeps
 episode statistics and fires its loop events; it is pulled with `next()` on the node, as
-`ExperienceReplay` pulls it (a `Loader` sits after the replay, not here). Throughput is env steps
+`OffPolicyBatches` pulls it (a `Loader` sits after that node, not here). Throughput is env steps
 per second (vector steps x N), at N = 8 and N = 64.
 
 The shared machine's speed drifts by tens of percent within seconds, so the two are not timed in

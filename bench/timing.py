@@ -12,6 +12,6 @@ def time_split(learn) -> dict:
     from rlnb.loop import SPAN
     st, col = learn.profile_stats(), type(learn.collector).__name__
     span = lambda loop, x: st[(loop, x, SPAN)].total
-    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span('Learner', 'batch'))
-    t['other'] = span('Learner', 'fit') - sum(t.values())
+    t = dict(acting=span(col, 'act'), env=span(col, 'env_step'), update=span(learn.name, 'batch'))
+    t['other'] = span(learn.name, 'fit') - sum(t.values())
     return t

@@ -25,8 +25,9 @@ from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'learner_for', 'with_changes', 'Preset', 'get_preset', 'run_meta', 'preset_of',
-           'parse_settings', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset', 'run_meta',
+           'preset_of', 'parse_settings', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint',
+           'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -80,6 +81,14 @@ def with_changes(cfg: RunConfig,                       # the config to start fro
                              f"its hyperparameters: {', '.join(known)}.")
     return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
 
+def check_effective(cfg: RunConfig,        # the config after the changes
+                    names,                 # the fields the user changed
+                    algo: str = ''):       # the algorithm's name, for the message
+    "Refuse changes that `cfg`'s switches leave without effect (`--set tau=0.01` without a soft target update): a silent no-op would mislead"
+    unused = cfg.unused(names) if hasattr(cfg, 'unused') else []
+    if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
+
+# %% ../nbs/20_train.ipynb #4008049f
 @dataclass
 class Preset:
     "An algorithm's config for one environment: plain data, from which `learner` builds the run"
@@ -96,6 +105,7 @@ class Preset:
                ) -> RLLearner:
         "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
         cfg = with_changes(self.cfg, changes, self.algo)
+        check_effective(cfg, changes, self.algo)
         return learner_for(cfg)(self.env, cfg, seed, cbs=cbs, progress=progress)
 
 # %% ../nbs/20_train.ipynb #379dc8bd
@@ -286,6 +296,7 @@ def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`r
     check_device(device)
     asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device).items() if v is not None}
     p = replace(p, cfg=with_changes(p.cfg, {**asked, **(changes or {})}, p.algo))
+    check_effective(p.cfg, changes or {}, p.algo)
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
     moved = prepare_out(out, overwrite)
     if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)

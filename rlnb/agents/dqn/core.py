@@ -154,6 +154,16 @@ def __post_init__(self: DQNConfig):
     if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
     if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
 
+_NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
+              per_eps=('prioritized', True), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'))
+
+@patch
+def unused(self: DQNConfig,
+           names                           # field names a user set
+          ) -> list:
+    "Those of `names` that this config's switches leave without effect, each with the switch it needs (`tau` without a soft target update, say)"
+    return [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
+
 @patch
 def n_batches(self: DQNConfig) -> int:
     "Gradient steps in the run: its whole rounds of the off-policy schedule"

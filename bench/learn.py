@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 def run_one(algo, env, seed, overrides):
     import torch
     torch.set_num_threads(1)
-    from rlnb.train import get_preset
+    from rlnb.presets import get_preset
     p = get_preset(algo, env)
     learn = p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0

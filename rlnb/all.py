@@ -14,6 +14,7 @@ from .loop import *
 from .callback import *
 from .learner import *
 from .agent import *
+from .data.snapshot import *
 from .data.gym import *
 from .data.nstep import *
 from .data.eval import *
@@ -28,6 +29,7 @@ from .agents.dqn.categorical import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
 from .runs import *
+from .presets import *
 from .train import *
 
 # %% ../nbs/99_all.ipynb #6b435674

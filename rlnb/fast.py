@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/fast.html.md"""
 from __future__ import annotations
 import warnings
 import numpy as np
+from fastcore.basics import patch
 import torch
 from torch.optim import optimizer as _optim
 
@@ -71,7 +72,9 @@ class FusedAdam(torch.optim.Adam):
 # %% ../nbs/00b_fast.ipynb #87a09da3
 _profile_hook_step = getattr(torch.optim.Optimizer, 'profile_hook_step', lambda f: f)
 
-def _step(self: FusedAdam, closure=None):
+@patch
+def step(self: FusedAdam,
+         closure=None):   # as torch's: a function that recomputes the loss (takes torch's path)
     "One Adam step: straight through the fused kernel once the state exists, else torch's `step` (with its hooks and profiler range)"
     if closure is None and self._lists is not None and not _step_hooks(self):
         ps, exp_avgs, exp_avg_sqs, steps = self._lists
@@ -85,6 +88,7 @@ def _step(self: FusedAdam, closure=None):
             return None
     return self._torch_step(closure)
 
+@patch
 @_profile_hook_step
 def _torch_step(self: FusedAdam, closure=None):
     adam_step = torch.optim.Adam.step
@@ -92,23 +96,25 @@ def _torch_step(self: FusedAdam, closure=None):
     self._lists = self._collect()
     return loss
 
-_step.hooked = True   # torch wraps every optimizer's `step` in its hook runner: only `_torch_step` needs it
-FusedAdam.step, FusedAdam._torch_step = _step, _torch_step
+FusedAdam.step.hooked = True   # torch wraps every optimizer's `step` in its hook runner: only `_torch_step` needs it
 
 # %% ../nbs/00b_fast.ipynb #d371c30d
-def _zero_grad(self: FusedAdam, set_to_none: bool = True):
+@patch
+def zero_grad(self: FusedAdam,
+              set_to_none: bool = True):   # as torch's: drop the gradients (True) or fill them with zeros
     if not (set_to_none and self._lists): return torch.optim.Adam.zero_grad(self, set_to_none)
     for p in self._lists[0]: p.grad = None
 
-def _load_state_dict(self: FusedAdam, state_dict):
+@patch
+def load_state_dict(self: FusedAdam, state_dict):
     self._lists = None   # new state tensors: collected again after the next (torch) step
     torch.optim.Adam.load_state_dict(self, state_dict)
 
-def _add_param_group(self: FusedAdam, param_group):
+@patch
+def add_param_group(self: FusedAdam,
+                    param_group):   # as torch's: a dict with 'params' and any group settings
     self._lists = None
     torch.optim.Adam.add_param_group(self, param_group)
-
-FusedAdam.zero_grad, FusedAdam.load_state_dict, FusedAdam.add_param_group = _zero_grad, _load_state_dict, _add_param_group
 
 # %% ../nbs/00b_fast.ipynb #7cbabd13
 def adam(params,                  # the parameters to optimise

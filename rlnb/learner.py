@@ -153,12 +153,20 @@ def _rebuild(self: Learner):
     Loop._rebuild(self)
     self.losses = sorted((cb for cb in self.cbs if isinstance(cb, LossCallback)), key=lambda cb: cb.order)
 
+@patch
 def _only_loss(self: Learner) -> LossCallback:
     if len(self.losses) != 1: raise AttributeError(f"This learner has {len(self.losses)} losses ({', '.join(u.name for u in self.losses)}): use learn.losses[i].opt.")
     return self.losses[0]
 
-Learner.opt = property(lambda self: _only_loss(self).opt, doc="The optimizer of the learner's one loss")
-Learner.loss_func = property(lambda self: _only_loss(self).loss_func, doc="The loss function of the learner's one `ModelLoss`")
+@patch(as_prop=True)
+def opt(self: Learner):
+    "The optimizer of the learner's one loss"
+    return self._only_loss().opt
+
+@patch(as_prop=True)
+def loss_func(self: Learner):
+    "The loss function of the learner's one `ModelLoss`"
+    return self._only_loss().loss_func
 
 # %% ../nbs/03_learner.ipynb #c4150590
 def source_loops(data                                  # a data source: a Loader, a node, a list...

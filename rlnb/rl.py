@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/rl.html.md"""
 # %% ../nbs/07_rl.ipynb #d5e25ff2
 from __future__ import annotations
 from dataclasses import dataclass
+from fastcore.basics import patch
 from typing import Callable
 import torch
 from torch import nn
@@ -56,6 +57,10 @@ class RunConfig:
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=(lambda v: isinstance(v, bool), 'True or False'),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
 
+    def unused(self, names) -> list:
+        "Those of `names` (fields a user set) that this config's switches leave without effect; none here, algorithms with switches say"
+        return []
+
     def n_batches(self) -> int:
         "Learner steps that the budget of `total_steps` env steps buys"
         raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
@@ -94,7 +99,8 @@ class OffPolicyBatches(tn.BaseNode):
         return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, source=self.source.state_dict())
 
 # %% ../nbs/07_rl.ipynb #fb798118
-def _next(self: OffPolicyBatches) -> ReplayBatch:
+@patch
+def next(self: OffPolicyBatches) -> ReplayBatch:
     rb, items, n_new = self.replay, [], 0   # items not yet stored, and their rows
     try:
         while len(rb) + n_new < self.learning_starts or self.credit == 0:
@@ -108,8 +114,6 @@ def _next(self: OffPolicyBatches) -> ReplayBatch:
         if items: rb.extend(items)
     self.credit -= 1
     return rb.sample()
-
-OffPolicyBatches.next = _next
 
 # %% ../nbs/07_rl.ipynb #dc996d5e
 class StopWhenSolvedCallback(Callback):

@@ -1,4 +1,4 @@
-"""Presets (tuned hyperparameters per algorithm and environment) and the `rlnb` command line: `rlnb train`, `rlnb eval`, `rlnb presets`, `rlnb demo`.
+"""Training runs from presets (`rlnb.presets`), and the `rlnb` command line: `rlnb train`, `rlnb eval`, `rlnb presets`, `rlnb demo`.
 
 Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
@@ -6,8 +6,8 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, csv, difflib, errno, json, sys, time, warnings
-from dataclasses import asdict, dataclass, fields, replace
+import argparse, csv, errno, json, sys, time, warnings
+from dataclasses import replace
 from pathlib import Path
 import torch
 from torch import nn
@@ -19,15 +19,10 @@ from .data.gym import make_envs, observation_envs, EnvError
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
-from .rl import RunConfig, RLLearner
-from .agents.dqn.core import DQNConfig, dqn_learner
-from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
-from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
+from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, run_meta, preset_of, parse_settings
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'demo', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset', 'run_meta',
-           'preset_of', 'parse_settings', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint',
-           'parser', 'main']
+__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -60,109 +55,7 @@ def _plot(steps, values, path, ylabel='MSE loss'):
     ax.semilogy(steps, values); ax.set_xlabel('opt_step'); ax.set_ylabel(ylabel)
     fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
 
-# %% ../nbs/20_train.ipynb #ef352716
-_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner}
-
-def learner_for(cfg: RunConfig):                      # an algorithm config
-    "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
-    try: return _BUILDERS[type(cfg)]
-    except KeyError: raise ValueError(f"No builder for a {type(cfg).__name__}; rlnb.train knows {', '.join(c.__name__ for c in _BUILDERS)}.") from None
-
-def with_changes(cfg: RunConfig,                       # the config to start from
-                 changes: dict,                        # `{field: value}`
-                 algo: str = ''                        # the algorithm's name, for messages
-                ) -> RunConfig:
-    "`cfg` with the fields in `changes` replaced (lists become tuples where the field is a tuple); an unknown name is an error with a suggestion"
-    known = [f.name for f in fields(cfg)]
-    for k in changes:
-        if k not in known:
-            close = difflib.get_close_matches(k, known, n=1)
-            raise ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {k!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
-                             f"its hyperparameters: {', '.join(known)}.")
-    return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
-
-def check_effective(cfg: RunConfig,        # the config after the changes
-                    names,                 # the fields the user changed
-                    algo: str = ''):       # the algorithm's name, for the message
-    "Refuse changes that `cfg`'s switches leave without effect (`--set tau=0.01` without a soft target update): a silent no-op would mislead"
-    unused = cfg.unused(names) if hasattr(cfg, 'unused') else []
-    if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
-
-# %% ../nbs/20_train.ipynb #4008049f
-@dataclass
-class Preset:
-    "An algorithm's config for one environment: plain data, from which `learner` builds the run"
-    algo: str           # the name users type: `rlnb train dqn`
-    env: str            # a registered gymnasium id
-    cfg: RunConfig      # every hyperparameter (a `DQNConfig`, `PPOConfig`, ...)
-    summary: str = ''   # one line for `rlnb presets`
-
-    def learner(self,
-                seed: int = 0,                        # the run's seed
-                progress: bool = True,                # show a progress bar
-                cbs=(),                               # extra callbacks
-                **changes
-               ) -> RLLearner:
-        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
-        cfg = with_changes(self.cfg, changes, self.algo)
-        check_effective(cfg, changes, self.algo)
-        return learner_for(cfg)(self.env, cfg, seed, cbs=cbs, progress=progress)
-
-# %% ../nbs/20_train.ipynb #379dc8bd
-_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000, train_every=2, updates=1,
-                      eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
-                      eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
-_TARGET = replace(_CARTPOLE, target_update='hard', target_every=250)
-
-PRESETS = {p.algo: p for p in [
-    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, loss='mse', lr=2e-3), 'DQN without a target network (squared loss)'),
-    Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
-    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=True), 'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
-    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
-    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
-    Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
-    Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
-    Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
-]}
-
-ENV_PRESETS = {(p.algo, p.env): p for p in [
-    Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
-                                           gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
-                                           eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
-]}
-
-def get_preset(algo: str,                            # an algorithm name (`rlnb presets`)
-               env: str | None = None                # an environment id (default: the preset's)
-              ) -> Preset:
-    "The preset for `algo` on `env`: a tuned one where it exists, else `algo`'s default preset with `env` swapped in"
-    if algo not in PRESETS:
-        close = difflib.get_close_matches(algo, PRESETS, n=1)
-        raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: {', '.join(PRESETS)}.")
-    p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
-    return p if env is None or env == p.env else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env)))
-
-def _reward_threshold(env: str) -> float | None:
-    "The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown: `make_envs` explains that later)"
-    import gymnasium as gym
-    try: return gym.spec(env).reward_threshold
-    except gym.error.Error: return None
-
-# %% ../nbs/20_train.ipynb #7e0bea2a
-def run_meta(p: Preset,                            # the preset the run trains
-             seed: int                             # the run's seed
-            ) -> dict:
-    "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
-    return dict(algo=p.algo, env=p.env, seed=seed, config=asdict(p.cfg))
-
-def preset_of(meta: dict,                           # a checkpoint's meta, or a config.json's contents
-              where                                 # the file, for messages
-             ) -> Preset:
-    "The preset a run's `meta` (or `config.json`) describes: its algorithm and environment with exactly its config"
-    if not {'algo', 'env', 'seed', 'config'} <= meta.keys():
-        raise CheckpointError(f"'{where}' does not hold a run's identity (algo, env, seed, config): was it written by this version of `rlnb train`?")
-    base = get_preset(meta['algo'])
-    return Preset(meta['algo'], meta['env'], with_changes(base.cfg, meta['config'], meta['algo']), base.summary)
-
+# %% ../nbs/20_train.ipynb #c41998a6
 def _plot_curve(metrics, path, threshold=None):
     "Episode returns and evaluation means over env steps, as a PNG"
     import matplotlib
@@ -170,41 +63,6 @@ def _plot_curve(metrics, path, threshold=None):
     import matplotlib.pyplot as plt
     fig = plot_returns(metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
-
-# %% ../nbs/20_train.ipynb #d5fae67e
-_KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
-
-def _read(text: str, kind: str):
-    "`text` as a value of the annotated type `kind`, or ValueError"
-    t, base = text.strip(), kind.replace(' | None', '').replace('None | ', '')
-    if t.lower() in ('none', 'null') and 'None' in kind: return None
-    if base == 'bool':
-        if t.lower() in ('true', 'yes', '1', 'false', 'no', '0'): return t.lower() in ('true', 'yes', '1')
-        raise ValueError(t)
-    if base == 'int':
-        v = float(t.replace('_', ''))
-        if not v.is_integer(): raise ValueError(t)
-        return int(v)
-    if base == 'float': return float(t.replace('_', ''))
-    if base == 'tuple': return tuple(int(x) for x in t.strip('()[] ').split(',') if x.strip())
-    if base == 'str' and t: return t
-    raise ValueError(t)
-
-def parse_settings(cfg: RunConfig,                       # the config whose field types read the values
-                   settings: list,                       # 'NAME=VALUE' strings
-                   algo: str = ''                        # the algorithm's name, for messages
-                  ) -> dict:
-    "`{name: value}` from `--set NAME=VALUE` strings, each value read as the type of `cfg`'s field"
-    kinds, out = {f.name: str(f.type) for f in fields(cfg)}, {}
-    for s in settings:
-        name, eq, text = s.partition('=')
-        if not eq or not name: raise ValueError(f"--set takes NAME=VALUE (e.g. --set lr=0.001), got {s!r}.")
-        with_changes(cfg, {name: getattr(cfg, name, None)}, algo)   # an unknown name: the error with a suggestion
-        try: out[name] = _read(text, kinds[name])
-        except ValueError:
-            what, eg = _KINDS.get(kinds[name].replace(' | None', ''), ('a value', ''))
-            raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kinds[name] else ''} (e.g. --set {name}={eg}), not {text!r}.") from None
-    return out
 
 # %% ../nbs/20_train.ipynb #365ae586
 class BestCheckpointCallback(Callback):

@@ -19,11 +19,12 @@ from ..core import Step, Seeder, tree_map, tree_stack, tree_leaves
 from ..loop import Loop
 from ..callback import Callback, Metrics
 from ..agent import space_kind
+from .snapshot import env_snapshot, restore_env_snapshot
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'env_snapshot',
-           'restore_env_snapshot', 'reset_envs', 'step_envs', 'EnvStep', 'TransitionCollector', 'example_step',
-           'find_collector', 'EpisodeLogger', 'Rollout', 'RolloutCollector']
+__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'reset_envs',
+           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger', 'Rollout',
+           'RolloutCollector']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -152,47 +153,6 @@ class Collector(Loop, tn.BaseNode):
         self.make_envs, self.max_restarts, self.restarts = make_envs, max_restarts, 0
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
-
-# %% ../../nbs/05_data.gym.ipynb #dc79c945
-_CLASSIC = 'gymnasium.envs.classic_control'
-_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker)   # their state is numbers and flags
-
-def _plain_state(obj) -> dict:
-    "The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators (as their state)"
-    snap = {}
-    for k, v in vars(obj).items():
-        if isinstance(v, np.ndarray): snap[k] = torch.from_numpy(v.copy())
-        elif isinstance(v, np.random.Generator): snap[k] = {'__rng__': v.bit_generator.state}
-        elif v is None or isinstance(v, (bool, int, float, str)): snap[k] = v
-    return snap
-
-def _restore(obj, snap: dict):
-    for k, v in snap.items():
-        if isinstance(v, torch.Tensor): setattr(obj, k, v.numpy().copy())
-        elif isinstance(v, dict) and '__rng__' in v: getattr(obj, k).bit_generator.state = v['__rng__']
-        else: setattr(obj, k, v)
-
-def _layers(env) -> list:
-    "`env` and the envs it wraps, outermost first"
-    out = [env]
-    while isinstance(out[-1], gym.Wrapper): out.append(out[-1].env)
-    return out
-
-def env_snapshot(envs                                  # a vector env
-                ) -> dict | None:
-    "The state of a classic-control vector env (its own vector version, or a SyncVectorEnv of them) as plain data, or None if it cannot be taken safely"
-    if type(envs).__module__.startswith(_CLASSIC): return {'vector': _plain_state(envs), 'envs': []}
-    if type(envs) is not gym.vector.SyncVectorEnv: return None
-    layers = [_layers(e) for e in envs.envs]
-    if not all(type(l[-1]).__module__.startswith(_CLASSIC) and all(type(w) in _PLAIN_WRAPPERS for w in l[:-1]) for l in layers): return None
-    return {'vector': _plain_state(envs), 'envs': [[_plain_state(x) for x in l] for l in layers]}
-
-def restore_env_snapshot(envs,                                 # a vector env like the one snapshotted, reset
-                         snap: dict):                          # what `env_snapshot` returned
-    "Put the state from `env_snapshot` back into `envs` (made like the snapshotted ones, and reset once)"
-    _restore(envs, snap['vector'])
-    for env, states in zip(getattr(envs, 'envs', []), snap['envs']):
-        for layer, st in zip(_layers(env), states): _restore(layer, st)
 
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 def reset_envs(envs,                                 # a vector env

@@ -44,7 +44,7 @@ def run_sb3(steps, seed):
 def run_floor(n_updates, seed):
     "Bare DQN updates on random batches: the cost of the learning alone"
     from rlnb.agents.dqn.core import QNetwork
-    from rlnb.agents.dqn.targets import target_copy, HardUpdate
+    from rlnb.targets import target_copy, HardUpdate
     from rlnb.fast import adam, clip_grad_norm
     g = torch.Generator().manual_seed(seed)
     net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); params = list(net.parameters()); opt = adam(params, 2.3e-3)
@@ -63,7 +63,7 @@ def run_bare(steps, seed):
     "The least code that does rlnb's DQN work: a plain env, batch-1 greedy acting, numpy storage and gathers, rounds of the same updates"
     import gymnasium as gym
     from rlnb.agents.dqn.core import QNetwork
-    from rlnb.agents.dqn.targets import target_copy
+    from rlnb.targets import target_copy
     from rlnb.fast import adam, clip_grad_norm
     cfg, rng = rlnb_cfg(steps), np.random.default_rng(seed)
     torch.manual_seed(seed)

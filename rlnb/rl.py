@@ -12,7 +12,7 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import tree_leaves, check_fields, POSITIVE_INT, POSITIVE, FINITE_OR_NONE
+from .core import tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback
 from .learner import Learner
@@ -22,8 +22,8 @@ from .data.eval import EvalCallback
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
-__all__ = ['flatten_obs', 'mlp', 'RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'StopWhenSolvedCallback', 'RLLearner',
-           'run_envs', 'seeded_init', 'evaluator']
+__all__ = ['flatten_obs', 'mlp', 'RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig',
+           'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init', 'evaluator']
 
 # %% ../nbs/07_rl.ipynb #98964b01
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -114,6 +114,32 @@ def next(self: OffPolicyBatches) -> ReplayBatch:
         if items: rb.extend(items)
     self.credit -= 1
     return rb.sample()
+
+# %% ../nbs/07_rl.ipynb #b814df09
+@dataclass
+class OffPolicyConfig(RunConfig):
+    "`RunConfig` plus what every off-policy run has: a replay, a batch size, a discount, a learning rate and the schedule of updates"
+    lr: float = 1e-3              # Adam learning rate (of every optimizer)
+    bs: int = 256                 # transitions per gradient step
+    buffer: int = 1_000_000       # replay capacity
+    gamma: float = 0.99           # discount
+    learning_starts: int = 1_000  # transitions stored (and, for continuous control, random actions taken) before the first update
+    train_every: int = 1          # env steps per round of updates
+    updates: int = 1              # gradient steps per round
+    grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
+
+    def __post_init__(self):
+        RunConfig.__post_init__(self)
+        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT, lr=LEARNING_RATE,
+                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE)
+        name = type(self).__name__
+        if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
+        if self.learning_starts > self.buffer:
+            raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
+
+    def n_batches(self) -> int:
+        "Gradient steps in the run: its whole rounds of the off-policy schedule"
+        return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
 
 # %% ../nbs/07_rl.ipynb #dc996d5e
 class StopWhenSolvedCallback(Callback):

@@ -13,7 +13,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
-                       LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
+                       FINITE, LAYERS)
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
@@ -22,8 +22,8 @@ from ...data.nstep import NStepReturns
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
-from ...rl import RunConfig, RLLearner, OffPolicyBatches, off_policy_batches, flatten_obs, mlp, run_envs, seeded_init, evaluator
-from .targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
+from ...rl import OffPolicyConfig, RLLearner, OffPolicyBatches, flatten_obs, mlp, run_envs, seeded_init, evaluator
+from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead
 from .categorical import CategoricalQNetwork, C51Loss
@@ -103,7 +103,7 @@ class PriorityCallback(Callback):
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
 @dataclass
-class DQNConfig(RunConfig):
+class DQNConfig(OffPolicyConfig):
     "Hyperparameters of the DQN family"
     total_steps: int = 50_000     # env steps of the run
     eval_every: int = 2_000       # env steps between evaluations
@@ -139,16 +139,13 @@ class DQNConfig(RunConfig):
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
 @patch
 def __post_init__(self: DQNConfig):
-    RunConfig.__post_init__(self)
-    check_fields(self, **dict.fromkeys(('bs', 'buffer', 'n_step', 'train_every', 'updates', 'target_every', 'n_atoms'), POSITIVE_INT),
-                 **dict.fromkeys(('gamma', 'eps_start', 'eps_end', 'per_beta'), UNIT), lr=LEARNING_RATE, eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
-                 hidden=LAYERS, loss=one_of('huber', 'mse'), grad_clip=POSITIVE_OR_NONE, max_restarts=NON_NEGATIVE_INT, learning_starts=NON_NEGATIVE_INT,
+    OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
+    check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms'), POSITIVE_INT),
+                 **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                 hidden=LAYERS, loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
                  prioritized=(lambda v: isinstance(v, bool), 'True or False'), per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
                  target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical'),
                  v_min=FINITE, v_max=FINITE)
-    never = f'the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts'
-    if self.bs > self.buffer: raise ValueError(f'DQNConfig.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
-    if self.learning_starts > self.buffer: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: {never}.')
     if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
     if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
     if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
@@ -163,11 +160,6 @@ def unused(self: DQNConfig,
           ) -> list:
     "Those of `names` that this config's switches leave without effect, each with the switch it needs (`tau` without a soft target update, say)"
     return [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
-
-@patch
-def n_batches(self: DQNConfig) -> int:
-    "Gradient steps in the run: its whole rounds of the off-policy schedule"
-    return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def q_network(cfg: DQNConfig,                       # the config (`head`, `hidden`, the support)
@@ -187,7 +179,7 @@ def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`
 
 def _algo_cbs(cfg: DQNConfig, loss, sampler) -> list:
     "The target network's updates and the priorities' write-back, where `cfg` asks for them"
-    cbs = [TargetNetworkCallback(loss.target, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
+    cbs = [TargetNetworkCallback(loss.target, loss.online, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524

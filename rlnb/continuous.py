@@ -85,7 +85,7 @@ class BoxSelector(Selector):
 
 # %% ../nbs/07c_continuous.ipynb #5086a2bf
 class TwinQ(nn.Module):
-    "`n` critics Q(s, a) of the same shape evaluated as one: `forward(obs, action) -> [n, B]`"
+    "`n` critics Q(s, a) of the same shape evaluated as one: `forward(obs, action) -> [n, B]` (or the first `k` of them)"
     def __init__(self,
                  obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
                  act_dim: int,                         # action dimensions
@@ -97,12 +97,16 @@ class TwinQ(nn.Module):
         self.weights = nn.ParameterList([nn.Parameter(torch.empty(n, i, o).uniform_(-bound(i), bound(i))) for i, o in zip(sizes[:-1], sizes[1:])])
         self.biases = nn.ParameterList([nn.Parameter(torch.empty(n, 1, o).uniform_(-bound(i), bound(i))) for i, o in zip(sizes[:-1], sizes[1:])])
 
-    def forward(self, obs, action_BA) -> torch.Tensor:
-        x = torch.cat([flatten_obs(obs), action_BA], 1)
-        h, last = x.expand(self.n, *x.shape), len(self.weights) - 1
-        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = torch.baddbmm(b, h, w)
-            if k < last: h = torch.relu(h)
+    def forward(self,
+                obs,                                   # a batch of observations `[B, ...]`
+                action_BA,                             # unit actions `[B, A]`
+                k: int | None = None                   # evaluate only the first `k` critics (TD3's actor reads one)
+               ) -> torch.Tensor:
+        x, k = torch.cat([flatten_obs(obs), action_BA], 1), k or self.n
+        h, last = x.expand(k, *x.shape), len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = torch.baddbmm(b[:k], h, w[:k])
+            if i < last: h = torch.relu(h)
         return h[..., 0]
 
     def member(self,

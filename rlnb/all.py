@@ -21,13 +21,16 @@ from .data.eval import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .rl import *
+from .targets import *
+from .continuous import *
 from .agents.dqn.core import *
-from .agents.dqn.targets import *
 from .agents.dqn.double import *
 from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
+from .agents.sac import *
+from .agents.td3 import *
 from .runs import *
 from .presets import *
 from .train import *

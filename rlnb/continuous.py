@@ -36,8 +36,9 @@ def box_space(space,                                 # the env's action space
                          "wrap the env in gymnasium.wrappers.ClipAction or RescaleAction with finite bounds.")
     return space
 
-def to_unit(action_BA,                           # actions in the env's units
-            low, high                            # the bounds, tensors `[A]`
+def to_unit(action_BA,                            # actions in the env's units
+            low,                                  # the lower bounds, a tensor `[A]`
+            high                                  # the upper bounds, a tensor `[A]`
            ) -> torch.Tensor:
     "Actions mapped from `[low, high]` to [-1, 1]"
     return (action_BA - low) * (2 / (high - low)) - 1

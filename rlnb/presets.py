@@ -13,13 +13,15 @@ from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig, dqn_learner
 from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
+from .agents.sac import SACConfig, sac_learner
+from .agents.td3 import TD3Config, td3_learner
 
 # %% auto #0
 __all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset', 'run_meta',
            'preset_of', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
-_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner}
+_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner, SACConfig: sac_learner, TD3Config: td3_learner}
 
 def learner_for(cfg: RunConfig):                      # an algorithm config
     "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
@@ -71,6 +73,10 @@ _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_00
                       eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
                       eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
 _TARGET = replace(_CARTPOLE, target_update='hard', target_every=250)
+_PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
+_PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64, hidden=(64, 64),
+                          eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
+_MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)   # rl-baselines3-zoo's (evaluation: ours)
 
 PRESETS = {p.algo: p for p in [
     Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, loss='mse', lr=2e-3), 'DQN without a target network (squared loss)'),
@@ -81,14 +87,19 @@ PRESETS = {p.algo: p for p in [
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
+    Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
+    Preset('td3', 'Pendulum-v1', _PENDULUM_TD3, 'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, learning from 200 steps'),
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
                                            gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
                                            eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
+    *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
+    *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
 ]}
 
+# %% ../nbs/19b_presets.ipynb #b7acb034
 def get_preset(algo: str,                            # an algorithm name (`rlnb presets`)
                env: str | None = None                # an environment id (default: the preset's)
               ) -> Preset:

@@ -51,7 +51,11 @@ class SquashedGaussianActor(nn.Module):
 
 class SquashedGaussianSelector(BoxSelector):
     "Samples tanh(N(mean, exp(log_std))) (tanh(mean) when deterministic), rescaled to the bounds; random actions first"
-    def unit_action(self, out: dict, deterministic: bool) -> torch.Tensor:
+    def unit_action(self,
+                    out: dict,                            # the actor's output: `mean` and `log_std`
+                    deterministic: bool                   # tanh(mean), without noise
+                   ) -> torch.Tensor:
+
         return squashed_sample(out['mean'], out['log_std'], self.gen, deterministic)[0]
 
 # %% ../../nbs/12a_agents.sac.ipynb #d52562a5
@@ -79,9 +83,10 @@ class SACCriticLoss(LossCallback):
     def __init__(self,
                  nets: SACNets,                        # the actor, critics and temperature
                  target: nn.Module,                    # the target critics (a frozen copy of `nets.critic`)
-                 low, high,                            # the action bounds: stored actions are mapped to [-1, 1] with them
+                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 high,                                 # the action space's upper bounds
                  gamma: float = 0.99,                  # discount
-                 lr: float = 3e-4,                     # Adam's learning rate
+                 lr: float = 0.0003,                   # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0):                       # seeds the draws of a'
         super().__init__(nets.critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
@@ -89,15 +94,22 @@ class SACCriticLoss(LossCallback):
         self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
         self.gen = torch.Generator(self.low.device).manual_seed(seed)
 
-    def targets(self, s) -> torch.Tensor:
+    def targets(self,
+                s                                     # a batch of transitions (a `Step`)
+               ) -> torch.Tensor:
         "The soft TD targets `[B]` of a batch of transitions"
         with torch.no_grad():
             a2, logp2 = squashed_sample(**self.nets.actor(s.next_obs), gen=self.gen)
             v2 = self.target(s.next_obs, a2).min(0).values - self.nets.alpha * logp2
             return s.reward + self.gamma * (~s.terminated) * v2
 
-    def predict(self, batch): return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
-    def compute(self, q_2B, batch) -> torch.Tensor:
+    def predict(self,
+                batch):                               # the batch the learner drew
+        return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
+    def compute(self,
+                q_2B,                                 # both critics' Q(s, a) `[2, B]`
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
         y = self.targets(batch.step)
         return 0.5 * (F.mse_loss(q_2B[0], y) + F.mse_loss(q_2B[1], y))
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
@@ -114,11 +126,15 @@ class SACActorLoss(LossCallback):
         super().__init__(nets.actor.parameters(), adam, lr, max_grad_norm, order=1, name='actor')
         self.nets, self.logp = nets, None
         self.gen = torch.Generator(nets.log_alpha.device).manual_seed(seed)
-    def predict(self, batch):
+    def predict(self,
+                batch):                               # the batch the learner drew
         a, logp = squashed_sample(**self.nets.actor(batch.step.obs), gen=self.gen)
         self.logp = logp.detach()
         return self.nets.critic(batch.step.obs, a).min(0).values, logp
-    def compute(self, pred, batch) -> torch.Tensor:
+    def compute(self,
+                pred,                                 # `(min Q(s, a) [B], log π(a|s) [B])`
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
         q, logp = pred
         return (self.nets.alpha * logp - q).mean()
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
@@ -133,7 +149,11 @@ class SACAlphaLoss(LossCallback):
                  lr: float = 3e-4):                    # Adam's learning rate
         super().__init__([nets.log_alpha], adam, lr, order=2, name='alpha')
         self.nets, self.actor_loss, self.target_entropy = nets, actor_loss, target_entropy
-    def compute(self, pred, batch) -> torch.Tensor:
+    def compute(self,
+                pred,                                 # unused: the log-densities come from the actor loss
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
+
         return -(self.nets.log_alpha * (self.actor_loss.logp + self.target_entropy)).mean()
 
 # %% ../../nbs/12a_agents.sac.ipynb #5a793581

@@ -36,13 +36,17 @@ class DeterministicActor(nn.Module):
 class GaussianNoiseSelector(BoxSelector):
     "The actor's unit action plus N(0, `sigma`) noise, clipped to [-1, 1] and rescaled to the bounds (no noise when deterministic); random actions first"
     def __init__(self,
-                 low, high,                            # the action space's bounds
+                 low,                                  # the action space's lower bounds
+                 high,                                 # the action space's upper bounds
                  sigma: float = 0.1,                   # standard deviation of the exploration noise, in unit actions
                  random_steps: int = 0,                # env steps acted uniformly at random first
                  seed: int | None = 0):                # seeds the noise
         super().__init__(low, high, random_steps, seed)
         self.sigma = sigma
-    def unit_action(self, out, deterministic: bool) -> torch.Tensor:
+    def unit_action(self,
+                    out,                                  # the actor's unit actions `[B, A]`
+                    deterministic: bool                   # the actor's action, without noise
+                   ) -> torch.Tensor:
         if deterministic or self.sigma == 0: return out
         return (out + self.sigma * torch.randn(out.shape, generator=self.gen).to(out.device)).clamp(-1., 1.)
 
@@ -68,17 +72,19 @@ class TD3Nets(nn.Module):
         super().__init__()
         self.actor, self.critic = DeterministicActor(obs_example, act_dim, hidden), TwinQ(obs_example, act_dim, hidden, n=2 if twin else 1)
 
+# %% ../../nbs/12b_agents.td3.ipynb #927d72ae
 class TD3CriticLoss(LossCallback):
     "The critics against `r + γ (1 - terminated) min Q⁻(s', smoothed μ⁻(s'))`, the sum of their squared errors"
     def __init__(self,
                  nets: TD3Nets,                        # the actor and the critics
-                 target_actor: nn.Module,              # frozen copies that the target reads
-                 target_critic: nn.Module,
-                 low, high,                            # the action bounds: stored actions are mapped to [-1, 1] with them
+                 target_actor: nn.Module,              # the frozen copy of the actor that the target reads
+                 target_critic: nn.Module,             # the frozen copy of the critics that the target reads
+                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 high,                                 # the action space's upper bounds
                  gamma: float = 0.99,                  # discount
                  target_noise: float = 0.2,            # σ̃ of the target policy smoothing (0: none)
                  noise_clip: float = 0.5,              # c: the smoothing noise is clipped to [-c, c]
-                 lr: float = 1e-3,                     # Adam's learning rate
+                 lr: float = 0.001,                    # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0):                       # seeds the smoothing noise
         super().__init__(nets.critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
@@ -86,14 +92,21 @@ class TD3CriticLoss(LossCallback):
         self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
         self.gen = torch.Generator(self.low.device).manual_seed(seed)
 
-    def targets(self, s) -> torch.Tensor:
+    def targets(self,
+                s                                     # a batch of transitions (a `Step`)
+               ) -> torch.Tensor:
         "The TD targets `[B]` of a batch of transitions"
         with torch.no_grad():
             a2 = smoothed_action(self.target_actor(s.next_obs), self.target_noise, self.noise_clip, self.gen)
             return s.reward + self.gamma * (~s.terminated) * self.target_critic(s.next_obs, a2).min(0).values
 
-    def predict(self, batch): return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
-    def compute(self, q_nB, batch) -> torch.Tensor:
+    def predict(self,
+                batch):                               # the batch the learner drew
+        return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
+    def compute(self,
+                q_nB,                                 # the critics' Q(s, a) `[n, B]`
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
         y = self.targets(batch.step)
         return sum(F.mse_loss(q, y) for q in q_nB)
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
@@ -109,8 +122,14 @@ class TD3ActorLoss(LossCallback):
                  max_grad_norm: float | None = None):  # clip the actor's gradient norm (None: no clipping)
         super().__init__(nets.actor.parameters(), adam, lr, max_grad_norm, period=policy_delay, order=1, name='actor')
         self.nets = nets
-    def predict(self, batch): return self.nets.critic(batch.step.obs, self.nets.actor(batch.step.obs), k=1)[0]
-    def compute(self, q_B, batch) -> torch.Tensor: return -q_B.mean()
+    def predict(self,
+                batch):                               # the batch the learner drew
+        return self.nets.critic(batch.step.obs, self.nets.actor(batch.step.obs), k=1)[0]
+    def compute(self,
+                q_B,                                  # Q_1(s, μ(s)) `[B]`
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
+        return -q_B.mean()
 
 # %% ../../nbs/12b_agents.td3.ipynb #5dddf98e
 @dataclass

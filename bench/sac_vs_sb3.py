@@ -1,0 +1,209 @@
+"""rlnb SAC and TD3 against Stable-Baselines3 with identical hyperparameters, and against a bare loop.
+
+Speed (default): Pendulum-v1, one env, one torch thread, no evaluation during the timed runs. SAC with
+rl-baselines3-zoo's settings (SB3's defaults with learning rate 1e-3: MLP [256, 256], batch 256, buffer 1M,
+learning_starts 100, one gradient step per env step, tau 0.005, gamma 0.99, learned temperature from 1.0 toward
+-dim(A)); TD3 (--algo td3) with the zoo's Pendulum settings ([400, 300], lr 1e-3, gamma 0.98, buffer 200k,
+Gaussian exploration noise 0.1, policy delay 2, target noise 0.2 clipped at 0.5) except learning_starts, which
+is SB3's default 100 on both sides so that the timed steps are update steps. The bare loop is the least code
+that does the same work: a plain gymnasium env, batch-1 acting, a numpy ring buffer with uniform sampling with
+replacement, two nn.Sequential critics, fused Adam, the same losses in the same order. rlnb, SB3 and the bare
+loop run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired ratios.
+
+Quality (--quality): the same seeds for rlnb's preset and SB3 with the same hyperparameters, evaluated every
+--eval-every env steps with --eval-episodes deterministic episodes (20); prints the first env step at which the mean
+reached --threshold and the last evaluation's mean, per seed, for both. Runs go to --steps. With --env HalfCheetah-v5
+both use the zoo's MuJoCo settings (learning_starts 10,000).
+
+Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one JSON line.
+
+    python bench/sac_vs_sb3.py [--algo sac|td3] [--steps 3000] [--repeats 3]
+    python bench/sac_vs_sb3.py --quality [--algo sac|td3] [--seeds 0,1,2] [--steps 5000] [--eval-every 500]
+    python bench/sac_vs_sb3.py --quality --env HalfCheetah-v5 --steps 100000 --eval-every 10000 --eval-episodes 10 --threshold 3000
+"""
+import argparse, json, statistics, time
+import numpy as np, torch
+from torch import nn
+import torch.nn.functional as F
+
+def settings(algo, env, quality):
+    "The hyperparameters both sides use, as rlnb config fields"
+    from rlnb.presets import get_preset
+    cfg = get_preset(algo, env).cfg
+    if algo == 'td3' and env == 'Pendulum-v1':   # the zoo's TD3 for speed; the preset (small, quick) for quality
+        cfg = cfg if quality else type(cfg)(gamma=0.98, buffer=200_000, lr=1e-3, hidden=(400, 300), action_noise=0.1, learning_starts=100)
+    return cfg
+
+def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20):
+    from dataclasses import replace
+    from rlnb.presets import learner_for
+    c = replace(cfg, total_steps=steps, eval_every=eval_every or 10**9, eval_episodes=episodes, threshold=threshold, stop_when_solved=False)
+    learn = learner_for(c)(env, c, seed, progress=False)
+    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
+    ev = learn.evaluator
+    out = dict(wall=wall, solved_at=ev.solved_at, evals=list(learn.metrics.series.get('eval_return', ([], []))[1]))
+    learn.close()
+    return out
+
+def sb3_model(algo, env, cfg, seed):
+    import gymnasium as gym
+    from stable_baselines3 import SAC, TD3
+    from stable_baselines3.common.noise import NormalActionNoise
+    e = gym.make(env)
+    common = dict(learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, tau=cfg.tau, gamma=cfg.gamma,
+                  train_freq=cfg.train_every, gradient_steps=cfg.updates, policy_kwargs=dict(net_arch=list(cfg.hidden)), seed=seed, device='cpu', verbose=0)
+    if algo == 'sac': return SAC('MlpPolicy', e, **common)
+    A = e.action_space.shape[0]
+    return TD3('MlpPolicy', e, action_noise=NormalActionNoise(np.zeros(A), cfg.action_noise * np.ones(A)), policy_delay=cfg.policy_delay,
+               target_policy_noise=cfg.target_noise, target_noise_clip=cfg.noise_clip, **common)
+
+class SB3Eval:
+    "Evaluate an SB3 model every `every` env steps on `episodes` deterministic episodes (10 envs, rlnb's evaluator), outside the timed work"
+    def __init__(self, model, env, every, episodes, threshold, seed):
+        from rlnb.data.gym import make_envs
+        from stable_baselines3.common.callbacks import BaseCallback
+        self.envs, self.every, self.episodes, self.threshold, self.seed, self.evals, self.solved_at = make_envs(env, 10), every, episodes, threshold, seed, [], None
+        outer = self
+        class CB(BaseCallback):
+            def _on_step(self):
+                if self.num_timesteps % outer.every: return True
+                m = outer.evaluate(model)
+                outer.evals.append(m)
+                if outer.threshold is not None and m >= outer.threshold and outer.solved_at is None: outer.solved_at = self.num_timesteps
+                return True
+        self.cb = CB()
+    def evaluate(self, model):
+        from rlnb.data.eval import evaluate
+        class Agent:
+            def act(self, obs, deterministic=True):
+                return torch.as_tensor(model.predict(obs.numpy(), deterministic=True)[0]), {}
+        return evaluate(self.envs, Agent(), self.episodes, seed=self.seed).mean
+
+def run_sb3(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20):
+    model = sb3_model(algo, env, cfg, seed)
+    ev = SB3Eval(model, env, eval_every, episodes, threshold, seed + 10_000) if eval_every else None
+    t0 = time.perf_counter(); model.learn(steps, callback=ev.cb if ev else None); wall = time.perf_counter() - t0
+    return dict(wall=wall, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [])
+
+def _mlp(sizes, out_act=None):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
+    return nn.Sequential(*layers, *([out_act] if out_act else []))
+
+def run_bare(algo, env, cfg, steps, seed):
+    "The same acting and updates with nothing else: a plain env, a numpy ring buffer, nn.Sequential networks, fused Adam"
+    import copy, gymnasium as gym
+    torch.manual_seed(seed); rng = np.random.default_rng(seed)
+    e = gym.make(env); O, A = e.observation_space.shape[0], e.action_space.shape[0]
+    low, high = e.action_space.low, e.action_space.high
+    H = list(cfg.hidden)
+    qs = [_mlp([O + A, *H, 1]) for _ in range(2)]; qt = copy.deepcopy(qs)
+    for q in qt: q.requires_grad_(False)
+    qp = [p for q in qs for p in q.parameters()]
+    if algo == 'sac':
+        body = _mlp([O, *H]); body.append(nn.ReLU()); mu, ls = nn.Linear(H[-1], A), nn.Linear(H[-1], A)
+        actor_p = [*body.parameters(), *mu.parameters(), *ls.parameters()]
+        log_alpha = torch.zeros((), requires_grad=True)
+        opt_a, opt_t = torch.optim.Adam(actor_p, lr=cfg.lr, fused=True), torch.optim.Adam([log_alpha], lr=cfg.lr, fused=True)
+        def pi(o):
+            h = body(o); m, s = mu(h), ls(h).clamp(-20, 2)
+            u = m + s.exp() * torch.randn_like(m)
+            a = torch.tanh(u)
+            logp = (-0.5 * ((u - m) / s.exp()) ** 2 - s - 0.5 * np.log(2 * np.pi)).sum(-1) - (2 * (np.log(2) - u - F.softplus(-2 * u))).sum(-1)
+            return a, logp
+    else:
+        actor = _mlp([O, *H, A], nn.Tanh()); actor_t = copy.deepcopy(actor).requires_grad_(False)
+        opt_a = torch.optim.Adam(actor.parameters(), lr=cfg.lr, fused=True)
+    opt_q = torch.optim.Adam(qp, lr=cfg.lr, fused=True)
+    N = min(cfg.buffer, steps)
+    bo, ba, br, bn, bd = np.zeros((N, O), np.float32), np.zeros((N, A), np.float32), np.zeros(N, np.float32), np.zeros((N, O), np.float32), np.zeros(N, np.float32)
+    obs, _ = e.reset(seed=seed); n = 0; t0 = time.perf_counter()
+    for t in range(steps):
+        if t < cfg.learning_starts: ua = rng.uniform(-1, 1, A).astype(np.float32)
+        else:
+            with torch.no_grad():
+                o = torch.as_tensor(obs)[None]
+                if algo == 'sac': ua = pi(o)[0][0].numpy()
+                else: ua = np.clip(actor(o)[0].numpy() + cfg.action_noise * rng.standard_normal(A), -1, 1).astype(np.float32)
+        nobs, r, term, trunc, _ = e.step(low + (ua + 1) * (high - low) / 2)
+        i = n % N; bo[i], ba[i], br[i], bn[i], bd[i] = obs, ua, r, nobs, term; n += 1
+        obs = e.reset()[0] if term or trunc else nobs
+        if t + 1 < cfg.learning_starts: continue
+        idx = rng.integers(0, min(n, N), cfg.bs)
+        o, a, rw, no, d = (torch.from_numpy(x[idx]) for x in (bo, ba, br, bn, bd))
+        with torch.no_grad():
+            if algo == 'sac':
+                alpha = log_alpha.exp()
+                a2, lp2 = pi(no); x2 = torch.cat([no, a2], 1)
+                y = rw + cfg.gamma * (1 - d) * (torch.min(qt[0](x2), qt[1](x2))[:, 0] - alpha * lp2)
+            else:
+                a2 = (actor_t(no) + (cfg.target_noise * torch.randn_like(a)).clamp(-cfg.noise_clip, cfg.noise_clip)).clamp(-1, 1); x2 = torch.cat([no, a2], 1)
+                y = rw + cfg.gamma * (1 - d) * torch.min(qt[0](x2), qt[1](x2))[:, 0]
+        x = torch.cat([o, a], 1)
+        lq = sum(F.mse_loss(q(x)[:, 0], y) for q in qs) * (0.5 if algo == 'sac' else 1.)
+        opt_q.zero_grad(); lq.backward(); opt_q.step()
+        if algo == 'sac':
+            ap, lp = pi(o); xa = torch.cat([o, ap], 1)
+            la = (alpha * lp - torch.min(qs[0](xa), qs[1](xa))[:, 0]).mean()
+            opt_a.zero_grad(); la.backward(inputs=actor_p); opt_a.step()
+            lt = -(log_alpha * (lp.detach() - A)).mean()
+            opt_t.zero_grad(); lt.backward(); opt_t.step()
+            with torch.no_grad(): torch._foreach_lerp_([p for q in qt for p in q.parameters()], qp, cfg.tau)
+        elif (t + 2 - cfg.learning_starts) % cfg.policy_delay == 0:
+            la = -qs[0](torch.cat([o, actor(o)], 1)).mean()
+            opt_a.zero_grad(); la.backward(inputs=list(actor.parameters())); opt_a.step()
+            with torch.no_grad():
+                torch._foreach_lerp_([p for q in qt for p in q.parameters()], qp, cfg.tau)
+                torch._foreach_lerp_(list(actor_t.parameters()), list(actor.parameters()), cfg.tau)
+    return dict(wall=time.perf_counter() - t0)
+
+def speed(a):
+    cfg = settings(a.algo, a.env, False)
+    runs = dict(sb3=run_sb3, rlnb=run_rlnb, bare=run_bare)
+    t = {k: [] for k in runs}
+    for k in range(a.repeats):
+        order = list(runs)[k % 3:] + list(runs)[:k % 3]
+        for name in order: t[name].append(runs[name](a.algo, a.env, cfg, a.steps, k)['wall'])
+        print(f"repeat {k} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.1f} s' for n in runs), flush=True)
+    r, s, b = t['rlnb'], t['sb3'], t['bare']
+    paired = lambda x, y: statistics.median(u / v for u, v in zip(x, y))
+    out = dict(algo=a.algo, env=a.env, steps=a.steps, rlnb_s=round(statistics.median(r), 2), sb3_s=round(statistics.median(s), 2), bare_s=round(statistics.median(b), 2),
+               bare_over_sb3=round(paired(b, s), 3), ratio_vs_sb3=round(paired(r, s), 3), ratio_vs_bare=round(paired(r, b), 3))
+    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s: rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), "
+          f"rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), bare/SB3 {out['bare_over_sb3']:.3f} (the best any library on this loop could do)")
+    return out
+
+def quality(a):
+    cfg = settings(a.algo, a.env, True)
+    rows = []
+    for seed in [int(s) for s in a.seeds.split(',')]:
+        thr = a.threshold
+        r = run_rlnb(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes) if 'rlnb' in a.sides else None
+        s = run_sb3(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes) if 'sb3' in a.sides else None
+        r, s = r or dict(solved_at=None, evals=[], wall=0.), s or dict(solved_at=None, evals=[], wall=0.)
+        rows.append(dict(seed=seed, rlnb_solved_at=r['solved_at'], sb3_solved_at=s['solved_at'], rlnb_last=round(r['evals'][-1], 1) if r['evals'] else None,
+                         sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1)))
+        print(rows[-1], flush=True)
+    med = lambda k: statistics.median([x[k] if x[k] is not None else float('inf') for x in rows])
+    return dict(algo=a.algo, env=a.env, threshold=a.threshold, eval_every=a.eval_every, steps=a.steps, rows=rows,
+                rlnb_median_steps=med('rlnb_solved_at'), sb3_median_steps=med('sb3_solved_at'))
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--algo', default='sac', choices=['sac', 'td3'])
+    ap.add_argument('--env', default='Pendulum-v1')
+    ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 3000 for speed, 5000 for quality)')
+    ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--quality', action='store_true')
+    ap.add_argument('--seeds', default='0,1,2')
+    ap.add_argument('--eval-every', type=int, default=500)
+    ap.add_argument('--threshold', type=float, default=-200.)
+    ap.add_argument('--eval-episodes', type=int, default=20)
+    ap.add_argument('--sides', default='rlnb,sb3', help='which to run in --quality (rlnb, sb3 or both)')
+    a = ap.parse_args()
+    a.steps = a.steps or (5000 if a.quality else 3000)
+    torch.set_num_threads(1)
+    print(json.dumps(quality(a) if a.quality else speed(a)))
+
+if __name__ == '__main__': main()

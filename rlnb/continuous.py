@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/continuous.html.md"""
 
 # %% ../nbs/07c_continuous.ipynb #e19df621
 from __future__ import annotations
-import math
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 import numpy as np
@@ -18,7 +17,7 @@ from .agent import Selector, Agent, space_kind, _first_leaf
 from .data.gym import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
-from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, run_envs, seeded_init, evaluator
+from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
 
 # %% auto #0
 __all__ = ['box_space', 'to_unit', 'BoxSelector', 'TwinQ', 'ContinuousConfig', 'ActorCriticParts', 'continuous_learner']
@@ -86,39 +85,23 @@ class BoxSelector(Selector):
 
 # %% ../nbs/07c_continuous.ipynb #5086a2bf
 class TwinQ(nn.Module):
-    "`n` critics Q(s, a) of the same shape evaluated as one: `forward(obs, action) -> [n, B]` (or the first `k` of them)"
+    "`n` MLP critics Q(s, a) of the same shape: `forward(obs, action) -> [n, B]` (or the first `k` of them)"
     def __init__(self,
                  obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
                  act_dim: int,                         # action dimensions
                  hidden=(256, 256),                    # hidden layer sizes of each critic
                  n: int = 2):                          # critics
         super().__init__()
-        sizes, self.n = [flatten_obs(obs_example).shape[1] + act_dim, *hidden, 1], n
-        bound = lambda i: 1 / math.sqrt(i)
-        self.weights = nn.ParameterList([nn.Parameter(torch.empty(n, i, o).uniform_(-bound(i), bound(i))) for i, o in zip(sizes[:-1], sizes[1:])])
-        self.biases = nn.ParameterList([nn.Parameter(torch.empty(n, 1, o).uniform_(-bound(i), bound(i))) for i, o in zip(sizes[:-1], sizes[1:])])
+        in_dim, self.n = flatten_obs(obs_example).shape[1] + act_dim, n
+        self.qs = nn.ModuleList([nn.Sequential(mlp([in_dim, *hidden]), nn.Linear(hidden[-1], 1)) for _ in range(n)])
 
     def forward(self,
                 obs,                                   # a batch of observations `[B, ...]`
                 action_BA,                             # unit actions `[B, A]`
                 k: int | None = None                   # evaluate only the first `k` critics (TD3's actor reads one)
                ) -> torch.Tensor:
-        x, k = torch.cat([flatten_obs(obs), action_BA], 1), k or self.n
-        h, last = x.expand(k, *x.shape), len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = torch.baddbmm(b[:k], h, w[:k])
-            if i < last: h = torch.relu(h)
-        return h[..., 0]
-
-    def member(self,
-               i: int                                  # which critic
-              ) -> nn.Sequential:
-        "Critic `i` as an `nn.Sequential` of `nn.Linear` layers with the same weights (a copy)"
-        layers = []
-        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
-            lin = nn.Linear(*w.shape[1:]); lin.weight.data, lin.bias.data = w[i].detach().T.clone(), b[i, 0].detach().clone()
-            layers += [lin] + ([nn.ReLU()] if k < len(self.weights) - 1 else [])
-        return nn.Sequential(*layers)
+        x = torch.cat([flatten_obs(obs), action_BA], 1)
+        return torch.stack([q(x)[:, 0] for q in self.qs[:k or self.n]])
 
 # %% ../nbs/07c_continuous.ipynb #9069389d
 @dataclass

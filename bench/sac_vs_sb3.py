@@ -12,7 +12,7 @@ loop run alternately, their order rotating every repeat; each ratio is the media
 
 Quality (--quality): the same seeds for rlnb's preset and SB3 with the same hyperparameters, evaluated every
 --eval-every env steps with --eval-episodes deterministic episodes (20); prints the first env step at which the mean
-reached --threshold and the last evaluation's mean, per seed, for both. Runs go to --steps. With --env HalfCheetah-v5
+reached --threshold and the last evaluation's mean, per seed, for both. Runs go to --steps (--stop: to the first solving evaluation). With --env HalfCheetah-v5
 both use the zoo's MuJoCo settings (learning_starts 10,000).
 
 Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one JSON line.
@@ -34,10 +34,10 @@ def settings(algo, env, quality):
         cfg = cfg if quality else type(cfg)(gamma=0.98, buffer=200_000, lr=1e-3, hidden=(400, 300), action_noise=0.1, learning_starts=100)
     return cfg
 
-def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20):
+def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20, stop=False):
     from dataclasses import replace
     from rlnb.presets import learner_for
-    c = replace(cfg, total_steps=steps, eval_every=eval_every or 10**9, eval_episodes=episodes, threshold=threshold, stop_when_solved=False)
+    c = replace(cfg, total_steps=steps, eval_every=eval_every or 10**9, eval_episodes=episodes, threshold=threshold, stop_when_solved=stop)
     learn = learner_for(c)(env, c, seed, progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     ev = learn.evaluator
@@ -59,10 +59,10 @@ def sb3_model(algo, env, cfg, seed):
 
 class SB3Eval:
     "Evaluate an SB3 model every `every` env steps on `episodes` deterministic episodes (10 envs, rlnb's evaluator), outside the timed work"
-    def __init__(self, model, env, every, episodes, threshold, seed):
+    def __init__(self, model, env, every, episodes, threshold, seed, stop=False):
         from rlnb.data.gym import make_envs
         from stable_baselines3.common.callbacks import BaseCallback
-        self.envs, self.every, self.episodes, self.threshold, self.seed, self.evals, self.solved_at = make_envs(env, 10), every, episodes, threshold, seed, [], None
+        self.envs, self.every, self.episodes, self.threshold, self.seed, self.stop, self.evals, self.solved_at = make_envs(env, 10), every, episodes, threshold, seed, stop, [], None
         outer = self
         class CB(BaseCallback):
             def _on_step(self):
@@ -70,7 +70,7 @@ class SB3Eval:
                 m = outer.evaluate(model)
                 outer.evals.append(m)
                 if outer.threshold is not None and m >= outer.threshold and outer.solved_at is None: outer.solved_at = self.num_timesteps
-                return True
+                return not (outer.stop and outer.solved_at is not None)
         self.cb = CB()
     def evaluate(self, model):
         from rlnb.data.eval import evaluate
@@ -79,9 +79,9 @@ class SB3Eval:
                 return torch.as_tensor(model.predict(obs.numpy(), deterministic=True)[0]), {}
         return evaluate(self.envs, Agent(), self.episodes, seed=self.seed).mean
 
-def run_sb3(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20):
+def run_sb3(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20, stop=False):
     model = sb3_model(algo, env, cfg, seed)
-    ev = SB3Eval(model, env, eval_every, episodes, threshold, seed + 10_000) if eval_every else None
+    ev = SB3Eval(model, env, eval_every, episodes, threshold, seed + 10_000, stop) if eval_every else None
     t0 = time.perf_counter(); model.learn(steps, callback=ev.cb if ev else None); wall = time.perf_counter() - t0
     return dict(wall=wall, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [])
 
@@ -179,8 +179,8 @@ def quality(a):
     rows = []
     for seed in [int(s) for s in a.seeds.split(',')]:
         thr = a.threshold
-        r = run_rlnb(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes) if 'rlnb' in a.sides else None
-        s = run_sb3(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes) if 'sb3' in a.sides else None
+        r = run_rlnb(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'rlnb' in a.sides else None
+        s = run_sb3(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'sb3' in a.sides else None
         r, s = r or dict(solved_at=None, evals=[], wall=0.), s or dict(solved_at=None, evals=[], wall=0.)
         rows.append(dict(seed=seed, rlnb_solved_at=r['solved_at'], sb3_solved_at=s['solved_at'], rlnb_last=round(r['evals'][-1], 1) if r['evals'] else None,
                          sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1)))
@@ -200,6 +200,7 @@ def main():
     ap.add_argument('--eval-every', type=int, default=500)
     ap.add_argument('--threshold', type=float, default=-200.)
     ap.add_argument('--eval-episodes', type=int, default=20)
+    ap.add_argument('--stop', action='store_true', help='in --quality, end each run at its first evaluation at or above --threshold')
     ap.add_argument('--sides', default='rlnb,sb3', help='which to run in --quality (rlnb, sb3 or both)')
     a = ap.parse_args()
     a.steps = a.steps or (5000 if a.quality else 3000)

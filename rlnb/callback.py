@@ -92,7 +92,7 @@ def load_state_dict(self: Metrics, state: dict):
 
 # %% ../nbs/02_callback.ipynb #5ed6426c
 class Recorder(Callback):
-    "Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default `learn.opt_step`)"
+    "Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default `learn.opt_step`); with several losses each also as `NAME_loss`"
     order = -10
     def __init__(self,
                  every: int = 1,                       # log every `every`-th batch
@@ -100,7 +100,13 @@ class Recorder(Callback):
         self.every, self.step = {'after_batch': every}, step
     def after_batch(self):
         loss = getattr(self.learn, 'loss', None)
-        if loss is not None: self.learn.metrics.log('loss', loss, self.step(self.learn) if self.step else self.learn.opt_step)
+        if loss is None: return
+        m, at = self.learn.metrics, self.step(self.learn) if self.step else self.learn.opt_step
+        m.log('loss', loss, at)
+        losses = getattr(self.learn, 'losses', ())
+        if len(losses) > 1:
+            for u in losses:
+                if u.last is not None: m.log(f'{u.name}_loss', u.last, at)
 
 # %% ../nbs/02_callback.ipynb #c0f4a177
 def _fmt(v: float) -> str: return f'{v:.4g}'

@@ -92,7 +92,7 @@ class LossCallback(Callback):
         if not self.params: raise ValueError(f"{type(self).__name__} got no parameters that require gradients: pass the parameters its optimizer should move.")
         self.max_grad_norm, self.period, self.order, self._name = max_grad_norm, period, order, name
         check_fields(self, period=POSITIVE_INT, max_grad_norm=POSITIVE_OR_NONE)
-        self.opt, self.n_steps = opt_func(self.params, lr=lr), 0
+        self.opt, self.n_steps, self.last = opt_func(self.params, lr=lr), 0, None   # `last`: its latest loss value
 
     @property
     def name(self) -> str: return self._name or super().name
@@ -236,7 +236,7 @@ def _do_batch(self: Learner):
         if step % u.period: continue
         self.loss_cb = u
         self.pred = u.predict(self.batch); self('after_pred')
-        self.loss = u.compute(self.pred, self.batch); self('after_loss')
+        self.loss = u.last = u.compute(self.pred, self.batch); self('after_loss')
         self._check_finite(u)
         try:
             self('before_backward')

@@ -31,7 +31,8 @@ def squashed_sample(mean,                              # the Gaussian's means `[
                     deterministic: bool = False        # tanh(mean), without noise
                    ) -> tuple:
     "`(a [B, A], logp [B])`: a = tanh(u) with u ~ N(mean, exp(log_std)), and the log-density of a"
-    u = mean if deterministic else mean + log_std.exp() * torch.randn(mean.shape, generator=gen, device=mean.device)
+    if deterministic: u = mean
+    else: u = mean + log_std.exp() * torch.randn(mean.shape, generator=gen, device=gen.device if gen is not None else mean.device).to(mean.device)   # a CPU generator may act for a GPU actor
     logp = gaussian_logp(mean, log_std, u) - (2 * (math.log(2) - u - F.softplus(-2 * u))).sum(-1)
     return torch.tanh(u), logp
 

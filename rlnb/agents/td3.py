@@ -58,7 +58,7 @@ def smoothed_action(a_BA,                             # the target actor's unit 
                    ) -> torch.Tensor:
     "`clip(a + clip(N(0, sigma), -clip, clip), -1, 1)`: TD3's target action"
     if sigma == 0: return a_BA
-    noise = (sigma * torch.randn(a_BA.shape, generator=gen, device=a_BA.device)).clamp(-clip, clip)
+    noise = (sigma * torch.randn(a_BA.shape, generator=gen, device=gen.device if gen is not None else a_BA.device).to(a_BA.device)).clamp(-clip, clip)
     return (a_BA + noise).clamp(-1., 1.)
 
 # %% ../../nbs/12b_agents.td3.ipynb #4fdd05ef

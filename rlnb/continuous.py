@@ -119,6 +119,11 @@ class ContinuousConfig(OffPolicyConfig):
         check_fields(self, tau=(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS)
         if self.learning_starts < 1: raise ValueError(f'{type(self).__name__}.learning_starts = 0 is out of range: the first batch needs at least 1 stored transition.')
 
+    def n_batches(self) -> int:
+        "Gradient steps in the run: a round for every `train_every` env steps from the item that brings the replay to `learning_starts`, through env step `total_steps`"
+        first = -(-self.learning_starts // self.n_envs) * self.n_envs   # the env step of that item's last transition
+        return max(0, (self.total_steps - first + self.n_envs) // self.train_every * self.updates)
+
 # %% ../nbs/07c_continuous.ipynb #de3ef41a
 class ActorCriticParts(NamedTuple):
     "What an actor-critic algorithm contributes to `continuous_learner`"

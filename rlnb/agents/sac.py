@@ -33,8 +33,8 @@ def squashed_sample(mean,                              # the Gaussian's means `[
     "`(a [B, A], logp [B])`: a = tanh(u) with u ~ N(mean, exp(log_std)), and the log-density of a"
     if deterministic: u = mean
     else: u = mean + log_std.exp() * torch.randn(mean.shape, generator=gen, device=gen.device if gen is not None else mean.device).to(mean.device)   # a CPU generator may act for a GPU actor
-    logp = gaussian_logp(mean, log_std, u) - (2 * (math.log(2) - u - F.softplus(-2 * u))).sum(-1)
-    return torch.tanh(u), logp
+    a = torch.tanh(u)
+    return a, gaussian_logp(mean, log_std, u) - torch.log(1 - a * a + 1e-6).sum(-1)
 
 # %% ../../nbs/12a_agents.sac.ipynb #bb10b1a8
 class SquashedGaussianActor(nn.Module):

@@ -91,8 +91,8 @@ def _mlp(sizes, out_act=None):
         layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
     return nn.Sequential(*layers, *([out_act] if out_act else []))
 
-def run_bare(algo, env, cfg, steps, seed):
-    "The same acting and updates with nothing else: a plain env, a numpy ring buffer, nn.Sequential networks, fused Adam"
+def run_bare(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20, stop=False):
+    "The same acting and updates with nothing else: a plain env, a numpy ring buffer, nn.Sequential networks, fused Adam (evaluated every `eval_every` env steps, for --quality)"
     import copy, gymnasium as gym
     torch.manual_seed(seed); rng = np.random.default_rng(seed)
     e = gym.make(env); O, A = e.observation_space.shape[0], e.action_space.shape[0]
@@ -118,8 +118,22 @@ def run_bare(algo, env, cfg, steps, seed):
     opt_q = torch.optim.Adam(qp, lr=cfg.lr, fused=True)
     N = min(cfg.buffer, steps)
     bo, ba, br, bn, bd = np.zeros((N, O), np.float32), np.zeros((N, A), np.float32), np.zeros(N, np.float32), np.zeros((N, O), np.float32), np.zeros(N, np.float32)
+    evals, solved_at = [], None
+    if eval_every:
+        from rlnb.data.gym import make_envs
+        from rlnb.data.eval import evaluate
+        eval_envs = make_envs(env, 10)
+        class Greedy:
+            def act(self, o, deterministic=True):
+                with torch.no_grad():
+                    u = torch.tanh(mu(body(o))) if algo == 'sac' else actor(o)
+                return torch.as_tensor(low) + (u + 1) * torch.as_tensor((high - low) / 2), {}
     obs, _ = e.reset(seed=seed); n = 0; t0 = time.perf_counter()
     for t in range(steps):
+        if eval_every and t and t % eval_every == 0:
+            m = evaluate(eval_envs, Greedy(), episodes, seed=seed + 10_000).mean; evals.append(m)
+            if threshold is not None and m >= threshold and solved_at is None: solved_at = t
+            if stop and solved_at is not None: break
         if t < cfg.learning_starts: ua = rng.uniform(-1, 1, A).astype(np.float32)
         else:
             with torch.no_grad():
@@ -156,7 +170,7 @@ def run_bare(algo, env, cfg, steps, seed):
             with torch.no_grad():
                 torch._foreach_lerp_([p for q in qt for p in q.parameters()], qp, cfg.tau)
                 torch._foreach_lerp_(list(actor_t.parameters()), list(actor.parameters()), cfg.tau)
-    return dict(wall=time.perf_counter() - t0)
+    return dict(wall=time.perf_counter() - t0, solved_at=solved_at, evals=evals)
 
 def speed(a):
     cfg = settings(a.algo, a.env, False)
@@ -181,9 +195,10 @@ def quality(a):
         thr = a.threshold
         r = run_rlnb(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'rlnb' in a.sides else None
         s = run_sb3(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'sb3' in a.sides else None
-        r, s = r or dict(solved_at=None, evals=[], wall=0.), s or dict(solved_at=None, evals=[], wall=0.)
+        b = run_bare(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'bare' in a.sides else None
+        r, s, b = (x or dict(solved_at=None, evals=[], wall=0.) for x in (r, s, b))
         rows.append(dict(seed=seed, rlnb_solved_at=r['solved_at'], sb3_solved_at=s['solved_at'], rlnb_last=round(r['evals'][-1], 1) if r['evals'] else None,
-                         sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1)))
+                         sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1), bare_solved_at=b['solved_at']))
         print(rows[-1], flush=True)
     med = lambda k: statistics.median([x[k] if x[k] is not None else float('inf') for x in rows])
     return dict(algo=a.algo, env=a.env, threshold=a.threshold, eval_every=a.eval_every, steps=a.steps, rows=rows,
@@ -201,7 +216,7 @@ def main():
     ap.add_argument('--threshold', type=float, default=-200.)
     ap.add_argument('--eval-episodes', type=int, default=20)
     ap.add_argument('--stop', action='store_true', help='in --quality, end each run at its first evaluation at or above --threshold')
-    ap.add_argument('--sides', default='rlnb,sb3', help='which to run in --quality (rlnb, sb3 or both)')
+    ap.add_argument('--sides', default='rlnb,sb3', help='which to run in --quality: rlnb, sb3, bare (comma-separated)')
     a = ap.parse_args()
     a.steps = a.steps or (5000 if a.quality else 3000)
     torch.set_num_threads(1)

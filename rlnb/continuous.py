@@ -8,19 +8,24 @@ Docs: https://rlnb.github.io/rlnb/continuous.html.md"""
 from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
+from fastcore.basics import patch
 import numpy as np
 import torch
 from torch import nn
+import torch.nn.functional as F
 import torchdata.nodes as tn
-from .core import Seeder, check_fields, LAYERS
+from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTION
 from .agent import Selector, Agent, space_kind, _first_leaf
+from .learner import LossCallback
+from .fast import adam
 from .data.gym import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
 from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
 
 # %% auto #0
-__all__ = ['box_space', 'to_unit', 'BoxSelector', 'TwinQ', 'ContinuousConfig', 'ActorCriticParts', 'continuous_learner']
+__all__ = ['box_space', 'to_unit', 'BoxSelector', 'TwinQ', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts',
+           'continuous_learner']
 
 # %% ../nbs/07c_continuous.ipynb #d7831f8d
 def box_space(space,                                 # the env's action space
@@ -65,23 +70,31 @@ class BoxSelector(Selector):
     def __call__(self, out, deterministic: bool = False):
         u = self.unit_action(out, deterministic)
         if not deterministic: self.env_step += len(u)
-        low, high = self.low.to(u.device), self.high.to(u.device)
-        return low + (u + 1) * ((high - low) / 2), {'unit_action': u}
+        return self.to_env(u), {'unit_action': u}
 
-    def act(self,
-            forward: Callable,                    # obs -> the network output `unit_action` reads
-            obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
-            deterministic: bool = False):         # act greedily (evaluation)
-        "Random actions (without the forward) while `env_step < random_steps`, else `self(forward(obs))`"
-        if deterministic or self.env_step >= self.random_steps: return self(forward(obs), deterministic)
-        x = _first_leaf(obs)
-        u = torch.rand((x.shape[0], *self.low.shape), generator=self.gen).mul_(2).sub_(1)
-        self.env_step += len(u)
-        return (self.low + (u + 1) * ((self.high - self.low) / 2)).to(x.device), {'unit_action': u}
+    def to_env(self,
+               u_BA                                    # unit actions
+              ) -> torch.Tensor:
+        "Unit actions rescaled to `[low, high]`"
+        low, high = self.low.to(u_BA.device), self.high.to(u_BA.device)
+        return low + (u_BA + 1) * ((high - low) / 2)
 
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
     def load_state_dict(self, state: dict):
         super().load_state_dict(state); self.env_step = state['env_step']; return self
+
+# %% ../nbs/07c_continuous.ipynb #8b87aa17
+@patch
+def act(self: BoxSelector,
+        forward: Callable,                    # obs -> the network output `unit_action` reads
+        obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
+        deterministic: bool = False):         # act greedily (evaluation)
+    "Random actions (without the forward) while `env_step < random_steps`, else `self(forward(obs))`"
+    if deterministic or self.env_step >= self.random_steps: return self(forward(obs), deterministic)
+    x = _first_leaf(obs)
+    u = torch.rand((x.shape[0], *self.low.shape), generator=self.gen).mul_(2).sub_(1)
+    self.env_step += len(u)
+    return self.to_env(u).to(x.device), {'unit_action': u}
 
 # %% ../nbs/07c_continuous.ipynb #5086a2bf
 class TwinQ(nn.Module):
@@ -92,7 +105,7 @@ class TwinQ(nn.Module):
                  hidden=(256, 256),                    # hidden layer sizes of each critic
                  n: int = 2):                          # critics
         super().__init__()
-        in_dim, self.n = flatten_obs(obs_example).shape[1] + act_dim, n
+        in_dim = flatten_obs(obs_example).shape[1] + act_dim
         self.qs = nn.ModuleList([nn.Sequential(mlp([in_dim, *hidden]), nn.Linear(hidden[-1], 1)) for _ in range(n)])
 
     def forward(self,
@@ -101,7 +114,41 @@ class TwinQ(nn.Module):
                 k: int | None = None                   # evaluate only the first `k` critics (TD3's actor reads one)
                ) -> torch.Tensor:
         x = torch.cat([flatten_obs(obs), action_BA], 1)
-        return torch.stack([q(x)[:, 0] for q in self.qs[:k or self.n]])
+        return torch.stack([q(x)[:, 0] for q in self.qs[:k]])
+
+# %% ../nbs/07c_continuous.ipynb #2425bd58
+class CriticLoss(LossCallback):
+    "`scale` times the summed mean squared errors of `critic`'s Q(s, a) (stored actions mapped to [-1, 1]) against `targets(step)`"
+    def __init__(self,
+                 critic: nn.Module,                    # a `TwinQ`: `critic(obs, unit_actions) -> [n, B]`
+                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 high,                                 # the action space's upper bounds
+                 lr: float = 1e-3,                     # Adam's learning rate
+                 max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
+                 seed: int = 0,                        # seeds the generator of the target's draws
+                 scale: float = 1.):                   # the weight of the summed errors
+        super().__init__(critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
+        self.critic, self.scale = critic, scale
+        self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
+        self.gen = torch.Generator(self.low.device).manual_seed(seed)
+
+    def targets(self,
+                s                                      # a batch of transitions (a `Step`)
+               ) -> torch.Tensor:
+        "The TD targets `[B]` of a batch of transitions"
+        raise NotImplementedError(f'{type(self).__name__} must define targets(step).')
+
+    def predict(self,
+                batch):                               # the batch the learner drew
+        return self.critic(batch.step.obs, to_unit(batch.step.action, self.low, self.high))
+    def compute(self,
+                q_nB,                                 # the critics' Q(s, a) `[n, B]`
+                batch                                 # the batch the learner drew
+               ) -> torch.Tensor:
+        y = self.targets(batch.step)
+        return self.scale * sum(F.mse_loss(q, y) for q in q_nB)
+    def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
+    def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
 # %% ../nbs/07c_continuous.ipynb #9069389d
 @dataclass
@@ -116,7 +163,7 @@ class ContinuousConfig(OffPolicyConfig):
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        check_fields(self, tau=(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1, 'a number in (0, 1]'), hidden=LAYERS)
+        check_fields(self, tau=FRACTION, hidden=LAYERS)
         if self.learning_starts < 1: raise ValueError(f'{type(self).__name__}.learning_starts = 0 is out of range: the first batch needs at least 1 stored transition.')
 
     def n_batches(self) -> int:

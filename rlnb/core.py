@@ -16,12 +16,12 @@ import torch
 import torch.utils._pytree as _pt
 
 # %% auto #0
-__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_INT', 'NON_NEGATIVE_INT', 'UNIT', 'LEARNING_RATE',
-           'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE', 'LAYERS', 'tree_map',
-           'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder',
-           'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state', 'set_global_rng_state',
-           'CheckpointError', 'atomic_write', 'package_versions', 'save_checkpoint', 'load_checkpoint', 'one_of',
-           'check_fields']
+__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_INT', 'NON_NEGATIVE_INT', 'UNIT', 'FRACTION',
+           'LEARNING_RATE', 'BOOL', 'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE',
+           'LAYERS', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to',
+           'Step', 'Seeder', 'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state',
+           'set_global_rng_state', 'CheckpointError', 'atomic_write', 'package_versions', 'save_checkpoint',
+           'load_checkpoint', 'one_of', 'check_fields']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
@@ -242,7 +242,9 @@ def _num(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bo
 POSITIVE_INT = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, 'a positive integer')
 NON_NEGATIVE_INT = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, 'an integer >= 0')
 UNIT = (lambda v: _num(v) and 0 <= v <= 1, 'a number in [0, 1]')
-LEARNING_RATE = (lambda v: _num(v) and 0 < v <= 1, 'a number in (0, 1]')
+FRACTION = (lambda v: _num(v) and 0 < v <= 1, 'a number in (0, 1]')
+LEARNING_RATE = FRACTION
+BOOL = (lambda v: isinstance(v, bool), 'True or False')
 POSITIVE = (lambda v: _num(v) and v > 0, 'a finite number > 0')
 NON_NEGATIVE = (lambda v: _num(v) and v >= 0, 'a finite number >= 0')
 POSITIVE_OR_NONE = (lambda v: v is None or (_num(v) and v > 0), 'None or a finite number > 0')

@@ -12,7 +12,7 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE
+from .core import tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback
 from .learner import Learner
@@ -54,7 +54,7 @@ class RunConfig:
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
-                     threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=(lambda v: isinstance(v, bool), 'True or False'),
+                     threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL,
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
 
     def unused(self, names) -> list:

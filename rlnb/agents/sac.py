@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 import torch
 from torch import nn
-import torch.nn.functional as F
 from ..core import check_fields, rng_state, set_rng_state
 from ..learner import LossCallback
 from ..agent import gaussian_logp
 from ..fast import adam
 from ..rl import RLLearner, mlp, flatten_obs
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
-from ..continuous import BoxSelector, TwinQ, ContinuousConfig, ActorCriticParts, continuous_learner, to_unit
+from ..continuous import BoxSelector, TwinQ, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
 
 # %% auto #0
 __all__ = ['squashed_sample', 'SquashedGaussianActor', 'SquashedGaussianSelector', 'SACNets', 'SACCriticLoss', 'SACActorLoss',
@@ -79,7 +78,7 @@ class SACNets(nn.Module):
         return self.log_alpha.detach().exp()
 
 # %% ../../nbs/12a_agents.sac.ipynb #8d03dd04
-class SACCriticLoss(LossCallback):
+class SACCriticLoss(CriticLoss):
     "Both critics against the soft TD target `r + γ (1 - terminated) (min Q⁻(s', a') - α log π(a'|s'))`, half the summed squared errors"
     def __init__(self,
                  nets: SACNets,                        # the actor, critics and temperature
@@ -90,10 +89,8 @@ class SACCriticLoss(LossCallback):
                  lr: float = 0.0003,                   # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0):                       # seeds the draws of a'
-        super().__init__(nets.critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
+        super().__init__(nets.critic, low, high, lr, max_grad_norm, seed, scale=0.5)
         self.nets, self.target, self.gamma = nets, target, gamma
-        self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
-        self.gen = torch.Generator(self.low.device).manual_seed(seed)
 
     def targets(self,
                 s                                     # a batch of transitions (a `Step`)
@@ -103,18 +100,6 @@ class SACCriticLoss(LossCallback):
             a2, logp2 = squashed_sample(**self.nets.actor(s.next_obs), gen=self.gen)
             v2 = self.target(s.next_obs, a2).min(0).values - self.nets.alpha * logp2
             return s.reward + self.gamma * (~s.terminated) * v2
-
-    def predict(self,
-                batch):                               # the batch the learner drew
-        return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
-    def compute(self,
-                q_2B,                                 # both critics' Q(s, a) `[2, B]`
-                batch                                 # the batch the learner drew
-               ) -> torch.Tensor:
-        y = self.targets(batch.step)
-        return 0.5 * (F.mse_loss(q_2B[0], y) + F.mse_loss(q_2B[1], y))
-    def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
-    def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
 # %% ../../nbs/12a_agents.sac.ipynb #be3fea82
 class SACActorLoss(LossCallback):

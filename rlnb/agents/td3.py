@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 import torch
 from torch import nn
-import torch.nn.functional as F
-from ..core import check_fields, rng_state, set_rng_state, POSITIVE_INT, NON_NEGATIVE
+from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE, BOOL
 from ..learner import LossCallback
 from ..fast import adam
 from ..rl import RLLearner, mlp, flatten_obs
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
-from ..continuous import BoxSelector, TwinQ, ContinuousConfig, ActorCriticParts, continuous_learner, to_unit
+from ..continuous import BoxSelector, TwinQ, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
 
 # %% auto #0
 __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',
@@ -73,7 +72,7 @@ class TD3Nets(nn.Module):
         self.actor, self.critic = DeterministicActor(obs_example, act_dim, hidden), TwinQ(obs_example, act_dim, hidden, n=2 if twin else 1)
 
 # %% ../../nbs/12b_agents.td3.ipynb #927d72ae
-class TD3CriticLoss(LossCallback):
+class TD3CriticLoss(CriticLoss):
     "The critics against `r + γ (1 - terminated) min Q⁻(s', smoothed μ⁻(s'))`, the sum of their squared errors"
     def __init__(self,
                  nets: TD3Nets,                        # the actor and the critics
@@ -87,10 +86,8 @@ class TD3CriticLoss(LossCallback):
                  lr: float = 0.001,                    # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0):                       # seeds the smoothing noise
-        super().__init__(nets.critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
+        super().__init__(nets.critic, low, high, lr, max_grad_norm, seed)
         self.nets, self.target_actor, self.target_critic, self.gamma, self.target_noise, self.noise_clip = nets, target_actor, target_critic, gamma, target_noise, noise_clip
-        self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
-        self.gen = torch.Generator(self.low.device).manual_seed(seed)
 
     def targets(self,
                 s                                     # a batch of transitions (a `Step`)
@@ -99,18 +96,6 @@ class TD3CriticLoss(LossCallback):
         with torch.no_grad():
             a2 = smoothed_action(self.target_actor(s.next_obs), self.target_noise, self.noise_clip, self.gen)
             return s.reward + self.gamma * (~s.terminated) * self.target_critic(s.next_obs, a2).min(0).values
-
-    def predict(self,
-                batch):                               # the batch the learner drew
-        return self.nets.critic(batch.step.obs, to_unit(batch.step.action, self.low.to(batch.step.action.device), self.high.to(batch.step.action.device)))
-    def compute(self,
-                q_nB,                                 # the critics' Q(s, a) `[n, B]`
-                batch                                 # the batch the learner drew
-               ) -> torch.Tensor:
-        y = self.targets(batch.step)
-        return sum(F.mse_loss(q, y) for q in q_nB)
-    def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
-    def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
 # %% ../../nbs/12b_agents.td3.ipynb #438ef48e
 class TD3ActorLoss(LossCallback):
@@ -147,7 +132,7 @@ class TD3Config(ContinuousConfig):
 def __post_init__(self: TD3Config):
     ContinuousConfig.__post_init__(self)
     check_fields(self, policy_delay=POSITIVE_INT, target_noise=NON_NEGATIVE, noise_clip=NON_NEGATIVE, action_noise=NON_NEGATIVE,
-                 twin=(lambda v: isinstance(v, bool), 'True or False'))
+                 twin=BOOL)
 
 @patch
 def unused(self: TD3Config, names) -> list:

@@ -13,7 +13,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
-                       FINITE, LAYERS)
+                       FINITE, LAYERS, FRACTION, BOOL)
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
@@ -141,9 +141,9 @@ class DQNConfig(OffPolicyConfig):
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
     check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms'), POSITIVE_INT),
-                 **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                 **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=FRACTION,
                  hidden=LAYERS, loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
-                 prioritized=(lambda v: isinstance(v, bool), 'True or False'), per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=(lambda v: 0 < v <= 1, 'a number in (0, 1]'),
+                 prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
                  target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical'),
                  v_min=FINITE, v_max=FINITE)
     if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')

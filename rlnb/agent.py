@@ -17,7 +17,8 @@ from .core import Seeder, tree_map, tree_leaves, rng_state, set_rng_state
 
 # %% auto #0
 __all__ = ['space_kind', 'Selector', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule', 'EpsilonGreedySelector',
-           'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'RandomAgent']
+           'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'reset_state',
+           'RecurrentAgent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
 def space_kind(space                                 # a gymnasium space (recognised by its type name)
@@ -221,11 +222,15 @@ def model_device(model: nn.Module                      # a module (with paramete
 
 class Agent:
     "A model and an action selector: `act(obs)` returns actions and the selector's info for a batch of observations"
+    recurrent = False   # acts without a state between steps (`RecurrentAgent` carries one)
     def __init__(self,
                  model: nn.Module,                     # the network it acts with (the one the learner trains)
                  selector: Selector,                   # turns the network's output into actions
                  action_space=None,                    # checked against the selector (None: not checked)
                  forward: Callable | None = None):     # the network's call to act with (default `model`; e.g. `model.policy`)
+        if callable(getattr(model, 'initial_state', None)) != self.recurrent:
+            raise ValueError(f"{type(model).__name__} carries a recurrent state (it has initial_state): act with RecurrentAgent." if not self.recurrent else
+                             f"RecurrentAgent needs a model with initial_state(n) and forward(obs, state) -> (out, state); {type(model).__name__} has no initial_state: act with Agent.")
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
         self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
@@ -243,6 +248,39 @@ class Agent:
 
     def state_dict(self) -> dict: return {'selector': self.selector.state_dict()}
     def load_state_dict(self, state: dict): self.selector.load_state_dict(state['selector']); return self
+
+# %% ../nbs/04_agent.ipynb #e6070774
+def reset_state(state,                               # a recurrent state: a tensor or a tree of tensors `[B, ...]`
+                initial,                             # the initial state of `B` rows, the same tree
+                start_B: torch.Tensor                # bool `[B]`: the rows whose episode starts now
+               ):
+    "`state` with the rows `start_B` replaced by those of `initial`"
+    return tree_map(lambda s, s0: torch.where(start_B.to(s.device).view(-1, *[1] * (s.dim() - 1)), s0, s), state, initial)
+
+class RecurrentAgent(Agent):
+    "An `Agent` whose network carries a state between steps: `act(obs, state, start)` returns actions, info and the next state"
+    recurrent = True
+    def initial_state(self,
+                      n: int):                         # rows (envs)
+        "The model's initial state for `n` rows, on the model's device"
+        return self.model.initial_state(n)
+
+    def act(self,
+            obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
+            state=None,                           # the state after the previous step `[B, ...]` (None: the initial state)
+            start: torch.Tensor | None = None,    # bool `[B]`: rows whose episode starts at this step (their state is reset first)
+            deterministic: bool = False,          # act greedily (evaluation)
+            grad: bool = False):                  # keep the graph (default: no gradients while acting)
+        "Actions, the selector's info and the next state, for a batch `obs`"
+        dev = self._param.device if self._param is not None else model_device(self.model)
+        obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
+        B = _first_leaf(obs).shape[0]
+        if state is None: state = self.initial_state(B)
+        elif start is not None and bool(start.any()): state = reset_state(state, self.initial_state(B), start)
+        with torch.set_grad_enabled(grad):
+            out, state = self.forward(obs, state)
+            action, info = self.selector.act(lambda o: out, obs, deterministic)   # the state advances even when the selector ignores the output
+        return action, info, state
 
 # %% ../nbs/04_agent.ipynb #ea8495b8
 class RandomAgent:

@@ -18,6 +18,8 @@ from .data.snapshot import *
 from .data.gym import *
 from .data.nstep import *
 from .data.eval import *
+from .data.pomdp import *
+from .data.recurrent import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .rl import *
@@ -29,6 +31,7 @@ from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
+from .agents.policy_gradient.recurrent import *
 from .agents.sac import *
 from .agents.td3 import *
 from .runs import *

@@ -12,6 +12,7 @@ from .core import CheckpointError
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig, dqn_learner
 from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
+from .agents.policy_gradient.recurrent import RecurrentPPOConfig, recurrent_ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 from .agents.sac import SACConfig, sac_learner
 from .agents.td3 import TD3Config, td3_learner
@@ -21,7 +22,8 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effec
            'preset_of', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
-_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, ReinforceConfig: reinforce_learner, SACConfig: sac_learner, TD3Config: td3_learner}
+_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
+             SACConfig: sac_learner, TD3Config: td3_learner}
 
 def learner_for(cfg: RunConfig):                      # an algorithm config
     "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
@@ -87,6 +89,8 @@ PRESETS = {p.algo: p for p in [
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
+    Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),
+           'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
     Preset('td3', 'Pendulum-v1', _PENDULUM_TD3, 'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, learning from 200 steps'),
 ]}

@@ -44,10 +44,13 @@ def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset 
     got = [[] for _ in range(N)]
     obs, _ = reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
     ret, length, autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
+    recurrent, state, start = getattr(agent, 'recurrent', False), None, np.ones(N, bool)   # a recurrent agent's state, reset where an episode starts
     while any(len(g) < q for g, q in zip(got, quota)):
-        act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
+        if recurrent: act, _, state = agent.act(to_tensor(obs), state, torch.from_numpy(start), deterministic=deterministic)
+        else: act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
         obs, rew, term, trunc, _ = step_envs(envs, act.cpu().numpy(), timeout)
         valid = ~autoreset
+        start = autoreset   # an auto-reset row returns the first observation of the next episode
         ret += np.where(valid, rew, 0.); length += valid
         autoreset = term | trunc
         for i in np.flatnonzero(autoreset & valid):
@@ -140,9 +143,11 @@ def play_episode(env: gym.Env,                         # a single (not vector) e
     "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
     obs, _ = env.reset(seed=seed)
     if on_step: on_step()
-    ret, n = 0., 0
+    ret, n, state = 0., 0, None   # a recurrent agent starts from its initial state
     for n in range(1, max_steps + 1):
-        act, _ = agent.act(tree_map(lambda x: torch.as_tensor(x)[None], obs), deterministic=True)
+        o = tree_map(lambda x: torch.as_tensor(x)[None], obs)
+        if getattr(agent, 'recurrent', False): act, _, state = agent.act(o, state, deterministic=True)
+        else: act, _ = agent.act(o, deterministic=True)
         obs, r, term, trunc, _ = env.step(act[0].cpu().numpy())
         ret += float(r)
         if on_step: on_step()

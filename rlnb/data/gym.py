@@ -20,6 +20,7 @@ from ..loop import Loop
 from ..callback import Callback, Metrics
 from ..agent import space_kind
 from .snapshot import env_snapshot, restore_env_snapshot
+from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1)
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'reset_envs',
@@ -133,6 +134,7 @@ def to_tensor(x):                                   # a numpy array, or a tree o
 class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
     events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end', 'on_env_restart')
+    recurrent = False   # whether it keeps a recurrent state per env (for a `RecurrentAgent`)
 
     def __init__(self,
                  envs: gym.vector.VectorEnv,           # a vector env with NEXT_STEP autoreset (from `make_envs`)
@@ -144,6 +146,9 @@ class Collector(Loop, tn.BaseNode):
                  max_restarts: int = 0):               # times a failed async vector env is rebuilt before its error is raised
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
+        if getattr(agent, 'recurrent', False) != self.recurrent:
+            raise ValueError(f"{type(self).__name__} acts without a recurrent state and this agent carries one: collect with RecurrentRolloutCollector." if not self.recurrent else
+                             f"{type(self).__name__} keeps a recurrent state per env and this agent has none ({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
         self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
         self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
@@ -345,6 +350,7 @@ class Rollout(NamedTuple):
     episode_start: torch.Tensor # [T, N] bool: first step of an episode
     extra: dict                 # the agent's [T, N, ...] outputs: logp, value, ...
     next_obs: Any               # [N, O...]: the observation after the last step
+    state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
 
 class RolloutCollector(Collector):
     "Yields `Rollout`s of `n_steps` steps of all N envs"
@@ -361,6 +367,11 @@ class RolloutCollector(Collector):
 
 # %% ../../nbs/05_data.gym.ipynb #be61b124
 @patch
+def _act(self: RolloutCollector) -> tuple:
+    "The agent's actions and info for the current observations"
+    return self.agent.act(self.obs)
+
+@patch
 def next(self: RolloutCollector) -> Rollout:
     T, N = self.n_steps, self.n_envs
     reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
@@ -368,7 +379,7 @@ def next(self: RolloutCollector) -> Rollout:
     obs, act, extra, count_T = [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
     count_T[0] = self.env_step
     for t in range(T):
-        self('before_act'); a, info = self.agent.act(self.obs); self('after_act')
+        self('before_act'); a, info = self._act(); self('after_act')
         a = a.cpu()
         start_TN[t] = self.ep_len == 0   # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
         e = self._env_step(a.numpy())

@@ -9,13 +9,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 import gymnasium as gym
+from .pomdp import HideObservation
 
 # %% auto #0
 __all__ = ['env_snapshot', 'restore_env_snapshot']
 
 # %% ../../nbs/04b_data.snapshot.ipynb #538e94a9
 _CLASSIC = 'gymnasium.envs.classic_control'
-_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker)   # their state is numbers and flags
+_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker, HideObservation)   # their state is numbers, flags and arrays
 
 def _plain_state(obj) -> dict:
     "The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators (as their state)"

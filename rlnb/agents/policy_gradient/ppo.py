@@ -8,7 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.ppo.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 from fastcore.basics import patch
 import torch
 from torch import nn
@@ -18,8 +18,9 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...callback import Callback
 from ...learner import ModelLoss
-from ...agent import Agent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
+from ...agent import Agent, RecurrentAgent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
 from ...data.gym import Rollout, RolloutCollector, find_collector
+from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam
 from ...rl import RunConfig, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
 
@@ -198,6 +199,7 @@ def __call__(self: RewardScaler, reward_TN, done_TN, valid_TN) -> torch.Tensor:
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #59838a8a
 class OnPolicyBatches(tn.BaseNode):
     "Turns each `Rollout` from `source` into `n_epochs` shuffled passes of `PGBatch` minibatches of `bs` rows, with GAE advantages"
+    batch_type = PGBatch   # what a prepared rollout is (restored from a checkpoint as this type)
     def __init__(self,
                  source: tn.BaseNode,        # yields `Rollout`s: a `RolloutCollector`
                  model: nn.Module,           # the `ActorCritic` being trained: values and log-probs come from it
@@ -219,8 +221,13 @@ class OnPolicyBatches(tn.BaseNode):
         self.gen = Seeder(self.seed).torch()
         if initial_state is not None: set_rng_state(self.gen, st['rng'])
         if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
-        self.data = None if st.get('data') is None else PGBatch(**st['data'])
+        self.data = None if st.get('data') is None else self.batch_type(**st['data'])
         self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
+
+    @staticmethod
+    def loss_callback(model: nn.Module, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
+        "The loss callback for its minibatches: `loss(model(batch.obs), batch)`"
+        return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=max_grad_norm)
 
     def get_state(self) -> dict:   # the rollout's tensors are never modified in place, so no copies are needed
         return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
@@ -402,21 +409,26 @@ def pg_learner(env_id: str,                          # a registered gymnasium id
                cbs=(),                               # extra callbacks
                progress: bool = True,                # show a progress bar
                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-               eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+               eval_envs=None,                       # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+               net: Callable | None = None,          # `net(obs_example, space)` builds the network (default: an `ActorCritic` from `cfg`)
+               batches=OnPolicyBatches               # the node that deals minibatches (`SequenceBatches` for a recurrent network)
               ) -> RLLearner:
-    "An `RLLearner` that trains an `ActorCritic` on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`"
+    "An `RLLearner` that trains an actor-critic on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(seed).spawn(5)
     envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-    model = seeded_init(seeds[0].int(), lambda: ActorCritic(obs_example, space, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm).to(cfg.device))
-    agent = Agent(model, sel, space, forward=model.policy)
-    col = RolloutCollector(envs, agent, cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
-    node = OnPolicyBatches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
-    ev = evaluator(cfg, env_id, Agent(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), eval_envs)
+    net = net or (lambda o, sp: ActorCritic(o, sp, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm))
+    model = seeded_init(seeds[0].int(), lambda: net(obs_example, space).to(cfg.device))
+    recurrent = callable(getattr(model, 'initial_state', None))
+    A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
+    agent = A(model, sel, space, forward=model.policy)
+    col = C(envs, agent, cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
+    node = batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
+    ev = evaluator(cfg, env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), eval_envs)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
-    losses = [ModelLoss(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
+    losses = [batches.loss_callback(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, cfg.grad_clip)]
     return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *cbs], progress)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bd920977

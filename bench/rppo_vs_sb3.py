@@ -109,7 +109,7 @@ def quality(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 20000 for speed, 100000 (the zoo's budget) for quality)')
+    ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 20000 for speed, 100000, the zoo budget, for quality)')
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--quality', action='store_true')
     ap.add_argument('--seeds', default='0,1,2')

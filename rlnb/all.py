@@ -22,6 +22,7 @@ from .data.pomdp import *
 from .data.recurrent import *
 from .memory.samplers import *
 from .memory.experience_replay import *
+from .memory.sequence import *
 from .rl import *
 from .targets import *
 from .continuous import *
@@ -29,6 +30,7 @@ from .agents.dqn.core import *
 from .agents.dqn.double import *
 from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
+from .agents.dqn.recurrent import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
 from .agents.policy_gradient.recurrent import *

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig, dqn_learner
+from .agents.dqn.recurrent import DRQNConfig, drqn_learner
 from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
 from .agents.policy_gradient.recurrent import RecurrentPPOConfig, recurrent_ppo_learner
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
@@ -22,7 +23,7 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effec
            'preset_of', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
-_BUILDERS = {DQNConfig: dqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
+_BUILDERS = {DQNConfig: dqn_learner, DRQNConfig: drqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
              SACConfig: sac_learner, TD3Config: td3_learner}
 
 def learner_for(cfg: RunConfig):                      # an algorithm config
@@ -87,6 +88,7 @@ PRESETS = {p.algo: p for p in [
     Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
+    Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
     Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),

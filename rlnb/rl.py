@@ -22,7 +22,7 @@ from .data.eval import EvalCallback
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
-__all__ = ['flatten_obs', 'mlp', 'RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig',
+__all__ = ['flatten_obs', 'mlp', 'run_lstm', 'RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig',
            'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init', 'evaluator']
 
 # %% ../nbs/07_rl.ipynb #98964b01
@@ -37,6 +37,23 @@ def mlp(sizes: list,     # layer widths, input first: `[in, h1, h2]` makes two L
        ) -> nn.Sequential:
     "Linear layers of `sizes`, each followed by `act`"
     return nn.Sequential(*[m for i, o in zip(sizes[:-1], sizes[1:]) for m in (nn.Linear(i, o), act())])
+
+# %% ../nbs/07_rl.ipynb #a7774b9f
+def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
+             x_TBI,                                 # inputs `[T, B, I]`
+             state: tuple,                          # `(h, c)`, each `[B, H]`
+             start_TB                               # bool `[T, B]`: rows whose episode starts at that step (their state is zeroed first)
+            ) -> tuple:
+    "Outputs `[T, B, H]` and the final `(h, c)` of `lstm` over `x_TBI`, each row restarting from zeros where `start_TB` says; one LSTM call per stretch without a start"
+    T, (h, c) = len(x_TBI), state
+    cuts = [0, *(start_TB[1:].any(1).nonzero()[:, 0] + 1).tolist(), T]
+    outs = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        keep = (~start_TB[a]).to(h.dtype)[:, None]
+        y, (h, c) = lstm(x_TBI[a:b], ((h * keep)[None], (c * keep)[None]))
+        h, c = h[0], c[0]
+        outs.append(y)
+    return (torch.cat(outs) if len(outs) > 1 else outs[0]), (h, c)
 
 # %% ../nbs/07_rl.ipynb #8dc20524
 @dataclass

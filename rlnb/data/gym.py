@@ -389,7 +389,9 @@ def next(self: RolloutCollector) -> Rollout:
         if e.valid is not None: valid_TN[t] = e.valid
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
         count_T[t + 1] = self.env_step
-    r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)), tree_stack(extra), next_obs=self.obs)
+    keys = [k for k in extra[0] if all(k in e for e in extra[1:])]   # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
+    r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
+                tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs)
     _screen_rollout(r, count_T)
     return r
 

@@ -16,30 +16,12 @@ from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
 from ...learner import ModelLoss
 from ...agent import model_device, space_kind
 from ...data.gym import Rollout
-from ...rl import RLLearner, flatten_obs, mlp
+from ...rl import RLLearner, flatten_obs, mlp, run_lstm
 from .ppo import (policy_selector, ObsNormalizer, policy_logp_entropy, rollout_advantages, OnPolicyBatches, PPOLoss,
                                              PPOConfig, pg_learner)
 
 # %% auto #0
-__all__ = ['run_lstm', 'LSTMActorCritic', 'SequenceLoss', 'SequenceBatch', 'SequenceBatches', 'RecurrentPPOConfig',
-           'recurrent_ppo_learner']
-
-# %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #a7774b9f
-def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
-             x_TBI,                                 # inputs `[T, B, I]`
-             state: tuple,                          # `(h, c)`, each `[B, H]`
-             start_TB                               # bool `[T, B]`: rows whose episode starts at that step (their state is zeroed first)
-            ) -> tuple:
-    "Outputs `[T, B, H]` and the final `(h, c)` of `lstm` over `x_TBI`, each row restarting from zeros where `start_TB` says; one LSTM call per stretch without a start"
-    T, (h, c) = len(x_TBI), state
-    cuts = [0, *(start_TB[1:].any(1).nonzero()[:, 0] + 1).tolist(), T]
-    outs = []
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        keep = (~start_TB[a]).to(h.dtype)[:, None]
-        y, (h, c) = lstm(x_TBI[a:b], ((h * keep)[None], (c * keep)[None]))
-        h, c = h[0], c[0]
-        outs.append(y)
-    return (torch.cat(outs) if len(outs) > 1 else outs[0]), (h, c)
+__all__ = ['LSTMActorCritic', 'SequenceLoss', 'SequenceBatch', 'SequenceBatches', 'RecurrentPPOConfig', 'recurrent_ppo_learner']
 
 # %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #0316b6f1
 class LSTMActorCritic(nn.Module):

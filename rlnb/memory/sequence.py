@@ -25,7 +25,8 @@ class Sequence(NamedTuple):
     obs: Any                   # [B, L + 1, O...]: the L rows' observations and the one after the last
     action: torch.Tensor       # [B, L] (or [B, L, A])
     reward: torch.Tensor       # [B, L]
-    terminated: torch.Tensor   # [B, L] bool
+    terminated: torch.Tensor   # [B, L] bool: the episode terminated at this step (no bootstrap)
+    truncated: torch.Tensor    # [B, L] bool: the episode was cut at this step (bootstrap from the next observation)
     valid: torch.Tensor        # [B, L] bool: a transition (False on auto-reset rows, which the loss masks)
     start: torch.Tensor        # [B, L + 1] bool: the state restarts at this row (an episode starts); the last is the observation after the last row
     state: Any                 # [B, ...]: the actor's recurrent state before the first row
@@ -58,7 +59,7 @@ def next(self: SequenceWindows) -> Sequence:
     obs = tree_map(lambda *xs: torch.cat([*xs[:-1], xs[-1][None]]), *[r.obs for r in rs], rs[-1].next_obs)   # [L + 1, N]
     start = torch.cat([*[r.episode_start for r in rs], ~rs[-1].valid[-1:]])   # after an auto-reset row, the observation starts an episode
     T = lambda x: x.transpose(0, 1)
-    return Sequence(tree_map(T, obs), *[T(cat(*[getattr(r, f) for r in rs])) for f in ('action', 'reward', 'terminated', 'valid')], T(start), rs[0].state)
+    return Sequence(tree_map(T, obs), *[T(cat(*[getattr(r, f) for r in rs])) for f in ('action', 'reward', 'terminated', 'truncated', 'valid')], T(start), rs[0].state)
 
 # %% ../../nbs/06c_memory.sequence.ipynb #bbb2d701
 class SequenceReplay:

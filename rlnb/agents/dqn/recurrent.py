@@ -22,7 +22,7 @@ from ...rl import OffPolicyConfig, RLLearner, flatten_obs, mlp, run_lstm, run_en
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
-__all__ = ['LSTMQNetwork', 'DRQNLoss', 'DRQNConfig', 'drqn_learner']
+__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'drqn_learner']
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #94403ee1
 class LSTMQNetwork(nn.Module):
@@ -63,18 +63,44 @@ class LSTMQNetwork(nn.Module):
         q, state = self(x, state, torch.zeros(1, len(state[0]), dtype=torch.bool, device=state[0].device))
         return {'q': q[0]}, state
 
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #ffe12253
+def nstep_targets(reward_LB,                            # rewards `[L, B]`
+                  terminated_LB,                        # bool `[L, B]`: no bootstrap after these steps
+                  truncated_LB,                         # bool `[L, B]`: the episode was cut: bootstrap from the next observation
+                  v_next_LB,                            # `max_a Q⁻(o_{t+1}, a)` of every step `[L, B]`
+                  gamma: float,                         # discount
+                  n: int = 1,                           # steps summed before the bootstrap
+                  first: int = 0                        # the first step that gets a target (the burn-in)
+                 ) -> torch.Tensor:
+    "n-step TD targets `[L - first, B]` of steps `first..L-1`, each sum cut where its episode or the sequence ends"
+    L = len(reward_LB)
+    t = torch.arange(first, L, device=reward_LB.device)
+    y = torch.zeros(L - first, reward_LB.shape[1], device=reward_LB.device)
+    disc, alive = torch.ones_like(y), torch.ones_like(y, dtype=torch.bool)
+    for i in range(n):
+        j = (t + i).clamp(max=L - 1)
+        ok = alive & (t + i < L)[:, None]
+        term, trunc = terminated_LB[j], truncated_LB[j]
+        y = y + torch.where(ok, disc * reward_LB[j], 0.)
+        stop = ok & (term | trunc | (i == n - 1) | (t + i == L - 1)[:, None])
+        disc = disc * gamma
+        y = y + torch.where(stop & ~term, disc * v_next_LB[j], 0.)
+        alive = ok & ~stop
+    return y
+
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #8154b3b7
 class DRQNLoss(LossCallback):
-    "DQN's Huber TD loss on sequences: burn-in without gradients from the stored state, then the masked TD errors of the remaining steps"
+    "DQN's Huber TD loss on sequences: burn-in without gradients from the stored state, then the masked errors against n-step targets"
     def __init__(self,
                  net: LSTMQNetwork,                    # the online Q-network
                  target: LSTMQNetwork,                 # its frozen copy, for the bootstrap
                  gamma: float = 0.99,                  # discount
                  burn_in: int = 0,                     # leading steps of each sequence that only warm the state up
+                 n_step: int = 1,                      # steps summed before the bootstrap
                  lr: float = 1e-3,                     # Adam's learning rate
                  max_grad_norm: float | None = 10.):   # clip the gradient norm (None: no clipping)
         super().__init__(net.parameters(), adam, lr, max_grad_norm, name='loss')
-        self.net, self.target, self.gamma, self.burn_in = net, target, gamma, burn_in
+        self.net, self.target, self.gamma, self.burn_in, self.n_step = net, target, gamma, burn_in, n_step
 
     def predict(self,
                 s: Sequence):                         # a batch of sequences `[B, L, ...]`
@@ -92,7 +118,7 @@ class DRQNLoss(LossCallback):
         b = self.burn_in
         with torch.no_grad():
             qt, _ = self.target(tree_map(lambda o: o.transpose(0, 1), s.obs), s.state, s.start.T)   # [L + 1, B, A]
-            y = s.reward.T[b:] + self.gamma * (~s.terminated.T[b:]) * qt[b + 1:].max(-1).values
+            y = nstep_targets(s.reward.T, s.terminated.T, s.truncated.T, qt[1:].max(-1).values, self.gamma, self.n_step, b)
         q_sa = q_TBA.gather(-1, s.action.T[b:, :, None].long())[..., 0]
         mask = s.valid.T[b:].float()
         return (F.smooth_l1_loss(q_sa, y, reduction='none') * mask).sum() / mask.sum().clamp(min=1.)
@@ -114,6 +140,7 @@ class DRQNConfig(OffPolicyConfig):
     grad_clip: float | None = 10. # max gradient norm
     seq_len: int = 20             # steps per stored sequence
     burn_in: int = 5              # leading steps of each sequence that only warm the state up
+    n_step: int = 1               # steps summed in each TD target before the bootstrap
     stride: int = 10              # steps between the starts of consecutive sequences (they overlap by seq_len - stride)
     lstm: int = 64                # LSTM hidden size
     hidden: tuple = (64,)         # hidden layers after the LSTM
@@ -124,16 +151,14 @@ class DRQNConfig(OffPolicyConfig):
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
                      eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
         if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
         if self.bs > self.buffer // self.seq_len: raise ValueError(f'A buffer of {self.buffer} transitions holds {self.buffer // self.seq_len} sequences of {self.seq_len} steps, fewer than a batch of bs = {self.bs}: raise buffer or lower bs.')
 
-    def unused(self, names) -> list:
-        "`train_every`: DRQN trains `updates` batches per window of `stride` steps"
-        return [f'{n} (DRQN trains `updates` batches per window of `stride` steps)' for n in names if n == 'train_every']
+    def unused(self, names) -> list: return [f'{n} (DRQN trains `updates` batches per window of `stride` steps)' for n in names if n == 'train_every']
 
     def n_batches(self) -> int:
         "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"
@@ -163,5 +188,5 @@ def drqn_learner(env_id: str,                          # a registered gymnasium 
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.device)
     node = SequenceReplayBatches(SequenceWindows(col, cfg.seq_len), replay, cfg.learning_starts, cfg.updates)
     ev = evaluator(cfg, env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), eval_envs)
-    loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.lr, cfg.grad_clip)
+    loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
     return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *cbs], progress)

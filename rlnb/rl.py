@@ -22,8 +22,9 @@ from .data.eval import EvalCallback
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
-__all__ = ['flatten_obs', 'mlp', 'run_lstm', 'RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig',
-           'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init', 'evaluator']
+__all__ = ['flatten_obs', 'mlp', 'run_lstm', 'merge_moments', 'ObsNormalizer', 'RunConfig', 'off_policy_batches',
+           'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init',
+           'evaluator']
 
 # %% ../nbs/07_rl.ipynb #98964b01
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -54,6 +55,36 @@ def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
         h, c = h[0], c[0]
         outs.append(y)
     return (torch.cat(outs) if len(outs) > 1 else outs[0]), (h, c)
+
+# %% ../nbs/07_rl.ipynb #e8f030c1
+def merge_moments(mean,                                 # running mean
+                  var,                                  # running population variance
+                  count,                                # rows seen so far
+                  x_B                                   # new rows
+                 ) -> tuple:
+    "Running `(mean, var, count)` merged with the rows of `x_B` (Chan et al.'s parallel update, population variance)"
+    n = x_B.shape[0]
+    tot, d = count + n, x_B.mean(0) - mean
+    return mean + d * n / tot, (var * count + x_B.var(0, unbiased=False) * n + d ** 2 * count * n / tot) / tot, tot
+
+class ObsNormalizer(nn.Module):
+    "Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to `±clip`"
+    def __init__(self,
+                 dim: int,                             # observation features
+                 clip: float = 10.0,                   # standardised values are clipped to ±clip
+                 eps: float = 1e-08):                  # added to the variance
+        super().__init__()
+        self.clip, self.eps = clip, eps
+        self.register_buffer('mean', torch.zeros(dim)); self.register_buffer('var', torch.ones(dim)); self.register_buffer('count', torch.tensor(1e-4))
+
+    @torch.no_grad()
+    def update(self,
+               x_BO: torch.Tensor):                  # a batch of flat observations
+        "Merge the statistics of a batch into the running ones"
+        if x_BO.shape[0] == 0: return   # a rollout of auto-reset rows only
+        for buf, new in zip((self.mean, self.var, self.count), merge_moments(self.mean, self.var, self.count, x_BO)): buf.copy_(new)
+
+    def forward(self, x_BO): return ((x_BO - self.mean) / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
 # %% ../nbs/07_rl.ipynb #8dc20524
 @dataclass

@@ -12,17 +12,19 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION
+from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION, BOOL
 from ...learner import LossCallback
 from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
 from ...data.recurrent import RecurrentRolloutCollector
 from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, SequenceReplayBatches, sequence_batches
 from ...fast import adam
-from ...rl import OffPolicyConfig, RLLearner, flatten_obs, mlp, run_lstm, run_envs, seeded_init, evaluator
+from ...callback import Callback
+from ...data.gym import find_collector, to_tensor
+from ...rl import OffPolicyConfig, RLLearner, flatten_obs, mlp, run_lstm, ObsNormalizer, run_envs, seeded_init, evaluator
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
-__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'drqn_learner']
+__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCallback', 'drqn_learner']
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #94403ee1
 class LSTMQNetwork(nn.Module):
@@ -31,9 +33,12 @@ class LSTMQNetwork(nn.Module):
                  obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
                  n_actions: int,             # one output per action
                  lstm: int = 64,             # LSTM hidden size
-                 hidden=(64,)):              # hidden layers of the MLP after the LSTM
+                 hidden=(64,),               # hidden layers of the MLP after the LSTM
+                 obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer` (updated by `ObsNormCallback`)
         super().__init__()
-        self.lstm = nn.LSTM(flatten_obs(obs_example).shape[1], lstm)
+        in_dim = flatten_obs(obs_example).shape[1]
+        self.norm = ObsNormalizer(in_dim) if obs_norm else None
+        self.lstm = nn.LSTM(in_dim, lstm)
         self.body, self.head = mlp([lstm, *hidden]), nn.Linear(hidden[-1] if hidden else lstm, n_actions)
 
     def initial_state(self,
@@ -50,8 +55,8 @@ class LSTMQNetwork(nn.Module):
                ) -> tuple:
         "Q-values `[T, B, A]` and the state after the last step"
         T, B = start_TB.shape
-        x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), obs_TB)).view(T, B, -1)
-        y, state = run_lstm(self.lstm, x, state, start_TB)
+        x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), obs_TB))
+        y, state = run_lstm(self.lstm, (x if self.norm is None else self.norm(x)).view(T, B, -1), state, start_TB)
         return self.head(self.body(y)), state
 
     def policy(self,
@@ -144,6 +149,7 @@ class DRQNConfig(OffPolicyConfig):
     stride: int = 10              # steps between the starts of consecutive sequences (they overlap by seq_len - stride)
     lstm: int = 64                # LSTM hidden size
     hidden: tuple = (64,)         # hidden layers after the LSTM
+    obs_norm: bool = True         # standardise observations with running statistics
     eps_start: float = 1.0        # initial exploration rate
     eps_end: float = 0.02         # final exploration rate
     eps_fraction: float = 0.2     # fraction of the run over which ε decays linearly
@@ -151,7 +157,7 @@ class DRQNConfig(OffPolicyConfig):
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
                      eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
@@ -163,6 +169,16 @@ class DRQNConfig(OffPolicyConfig):
     def n_batches(self) -> int:
         "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"
         return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts, self.updates)
+
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #f816c9ad
+class ObsNormCallback(Callback):
+    "Merge the observations of every env step into `norm`'s running statistics, as they arrive"
+    order = -15
+    def __init__(self,
+                 norm: ObsNormalizer):                 # the network's input layer
+        self.norm = norm
+    def before_fit(self): self._col = find_collector(self.learn)
+    def after_env_step(self): self.norm.update(flatten_obs(to_tensor(self._col.last.next_obs)).to(self.norm.mean.device))
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #60abb163
 def drqn_learner(env_id: str,                          # a registered gymnasium id with Discrete actions
@@ -180,7 +196,7 @@ def drqn_learner(env_id: str,                          # a registered gymnasium 
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), torch.as_tensor(envs.single_observation_space.sample()[None])
-    net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden).to(cfg.device))
+    net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.device))
     target = target_copy(net)
     sel = EpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
@@ -189,4 +205,4 @@ def drqn_learner(env_id: str,                          # a registered gymnasium 
     node = SequenceReplayBatches(SequenceWindows(col, cfg.seq_len), replay, cfg.learning_starts, cfg.updates)
     ev = evaluator(cfg, env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
-    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *cbs], progress)
+    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([ObsNormCallback(net.norm)] if cfg.obs_norm else []), *cbs], progress)

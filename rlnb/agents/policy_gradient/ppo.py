@@ -22,12 +22,12 @@ from ...agent import Agent, RecurrentAgent, CategoricalSelector, GaussianSelecto
 from ...data.gym import Rollout, RolloutCollector, find_collector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam
-from ...rl import RunConfig, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
+from ...rl import RunConfig, RLLearner, flatten_obs, mlp, merge_moments, ObsNormalizer, run_envs, seeded_init, evaluator
 
 # %% auto #0
-__all__ = ['policy_selector', 'merge_moments', 'ObsNormalizer', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages',
-           'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'clipped_surrogate', 'mean_weights', 'standardize', 'PPOLoss',
-           'LinearDecayCallback', 'PGStatsCallback', 'PGConfig', 'PPOConfig', 'pg_learner', 'ppo_learner']
+__all__ = ['policy_selector', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler',
+           'OnPolicyBatches', 'clipped_surrogate', 'mean_weights', 'standardize', 'PPOLoss', 'LinearDecayCallback',
+           'PGStatsCallback', 'PGConfig', 'PPOConfig', 'pg_learner', 'ppo_learner']
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #c7a1c7e9
 def policy_selector(action_space,                         # Discrete (from 0) or a 1-d Box
@@ -41,36 +41,6 @@ def policy_selector(action_space,                         # Discrete (from 0) or
         return sel
     raise ValueError(f"Policy-gradient agents support Discrete (starting at 0) and 1-d Box action spaces, not {kind} ({action_space}). "
                      "Wrap the env to change its action space (e.g. flatten a Box), or use another algorithm.")
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #e8f030c1
-def merge_moments(mean,                                 # running mean
-                  var,                                  # running population variance
-                  count,                                # rows seen so far
-                  x_B                                   # new rows
-                 ) -> tuple:
-    "Running `(mean, var, count)` merged with the rows of `x_B` (Chan et al.'s parallel update, population variance)"
-    n = x_B.shape[0]
-    tot, d = count + n, x_B.mean(0) - mean
-    return mean + d * n / tot, (var * count + x_B.var(0, unbiased=False) * n + d ** 2 * count * n / tot) / tot, tot
-
-class ObsNormalizer(nn.Module):
-    "Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to `±clip`"
-    def __init__(self,
-                 dim: int,                             # observation features
-                 clip: float = 10.0,                   # standardised values are clipped to ±clip
-                 eps: float = 1e-08):                  # added to the variance
-        super().__init__()
-        self.clip, self.eps = clip, eps
-        self.register_buffer('mean', torch.zeros(dim)); self.register_buffer('var', torch.ones(dim)); self.register_buffer('count', torch.tensor(1e-4))
-
-    @torch.no_grad()
-    def update(self,
-               x_BO: torch.Tensor):                  # a batch of flat observations
-        "Merge the statistics of a batch into the running ones"
-        if x_BO.shape[0] == 0: return   # a rollout of auto-reset rows only
-        for buf, new in zip((self.mean, self.var, self.count), merge_moments(self.mean, self.var, self.count, x_BO)): buf.copy_(new)
-
-    def forward(self, x_BO): return ((x_BO - self.mean) / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #69da7179
 def _layer(m: nn.Linear, gain: float) -> nn.Linear:

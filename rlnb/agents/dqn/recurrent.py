@@ -141,11 +141,11 @@ class DRQNConfig(OffPolicyConfig):
     buffer: int = 100_000         # transitions kept (as buffer // seq_len sequences)
     gamma: float = 0.99           # discount
     learning_starts: int = 5_000  # env steps collected before the first update
-    updates: int = 4              # batches per window of `stride` steps of every env
+    updates: int = 16             # batches per window of `stride` steps of every env
     grad_clip: float | None = 10. # max gradient norm
     seq_len: int = 20             # steps per stored sequence
     burn_in: int = 5              # leading steps of each sequence that only warm the state up
-    n_step: int = 1               # steps summed in each TD target before the bootstrap
+    n_step: int = 3               # steps summed in each TD target before the bootstrap
     stride: int = 10              # steps between the starts of consecutive sequences (they overlap by seq_len - stride)
     lstm: int = 64                # LSTM hidden size
     hidden: tuple = (64,)         # hidden layers after the LSTM
@@ -153,7 +153,7 @@ class DRQNConfig(OffPolicyConfig):
     eps_start: float = 1.0        # initial exploration rate
     eps_end: float = 0.02         # final exploration rate
     eps_fraction: float = 0.2     # fraction of the run over which ε decays linearly
-    target_every: int = 250       # learner steps between copies of the target network
+    target_every: int = 500       # learner steps between copies of the target network
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)

@@ -41,7 +41,6 @@ def sb3_model(seed):
     from sb3_contrib import RecurrentPPO
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecNormalize
-    from stable_baselines3.common.utils import LinearSchedule
     venv = VecNormalize(make_vec_env(ENV, n_envs=8, seed=seed), norm_obs=True, norm_reward=False)
     return RecurrentPPO('MlpLstmPolicy', venv, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20, ent_coef=0.0,
                         learning_rate=lambda f: 1e-3 * f, clip_range=lambda f: 0.2 * f, seed=seed, device='cpu', verbose=0,

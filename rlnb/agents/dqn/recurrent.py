@@ -7,7 +7,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.recurrent.html.md"""
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #60e05262
 from __future__ import annotations
 from dataclasses import dataclass
-from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F

@@ -293,13 +293,25 @@ def _from_plain(x):
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #f8089711
 @patch
+def state_dict(self: Storage) -> dict:
+    "The stored rows (on the CPU), the ring's position and its fill; the owner keeps what to allocate from"
+    return dict(pos=self.pos, size=self.size, bufs=[None if b is None else b[:self.size].cpu().clone() for b in self.bufs])
+
+@patch
+def load_state_dict(self: Storage, st: dict):
+    "Put rows saved by `state_dict` back into this storage (allocated like the saved one)"
+    for b, saved in zip(self.bufs, st['bufs']):
+        if b is not None: b[:st['size']] = saved.to(b.device)
+    self.pos, self.size = st['pos'], st['size']
+    return self
+
+@patch
 def state_dict(self: ExperienceReplay) -> dict:
     st = dict(capacity=self.capacity, n_added=self.n_added, sampler=self.sampler.state_dict(), storage=None)
     s = self.storage
     if s is not None:
         example = _pt.tree_unflatten([None if b is None else b[:1].cpu().clone() for b in s.bufs], s.spec)
-        st['storage'] = dict(example=_to_plain(example), pos=s.pos, size=s.size,
-                             bufs=[None if b is None else b[:s.size].cpu().clone() for b in s.bufs])
+        st['storage'] = dict(example=_to_plain(example), **s.state_dict())
     return st
 
 @patch
@@ -312,10 +324,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
                          f"({'DQNConfig(prioritized=True)' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=False)'}).")
     if state['storage'] is not None:
         s = state['storage']
-        self._allocate(_from_plain(s['example']))
-        for b, saved in zip(self.storage.bufs, s['bufs']):
-            if b is not None: b[:s['size']] = saved.to(b.device)
-        self.storage.pos, self.storage.size = s['pos'], s['size']
+        self._allocate(_from_plain(s['example'])).load_state_dict(s)
     self.sampler.load_state_dict(state['sampler'])
     self.n_added = state['n_added']
     return self

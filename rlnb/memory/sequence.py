@@ -55,11 +55,10 @@ class SequenceWindows(tn.BaseNode):
 def next(self: SequenceWindows) -> Sequence:
     while len(self.recent) < self.k: self.recent.append(next(self.source))
     rs, self.recent = self.recent, self.recent[1:]
-    cat = lambda *xs: torch.cat(xs)
     obs = tree_map(lambda *xs: torch.cat([*xs[:-1], xs[-1][None]]), *[r.obs for r in rs], rs[-1].next_obs)   # [L + 1, N]
     start = torch.cat([*[r.episode_start for r in rs], ~rs[-1].valid[-1:]])   # after an auto-reset row, the observation starts an episode
     T = lambda x: x.transpose(0, 1)
-    return Sequence(tree_map(T, obs), *[T(cat(*[getattr(r, f) for r in rs])) for f in ('action', 'reward', 'terminated', 'truncated', 'valid')], T(start), rs[0].state)
+    return Sequence(tree_map(T, obs), *[T(torch.cat([getattr(r, f) for r in rs])) for f in ('action', 'reward', 'terminated', 'truncated', 'valid')], T(start), rs[0].state)
 
 # %% ../../nbs/06c_memory.sequence.ipynb #bbb2d701
 class SequenceReplay:
@@ -98,16 +97,13 @@ def state_dict(self: SequenceReplay) -> dict:
     s = self.storage
     if s is None: return dict(sampler=self.sampler.state_dict(), storage=None)
     example = s.get(torch.zeros(1, dtype=torch.int64))._asdict()   # one stored row: the shapes and the structure to allocate again
-    return dict(sampler=self.sampler.state_dict(), storage=dict(example=example, pos=s.pos, size=s.size, bufs=[None if b is None else b[:s.size].cpu().clone() for b in s.bufs]))
+    return dict(sampler=self.sampler.state_dict(), storage=dict(example=example, **s.state_dict()))
 
 @patch
 def load_state_dict(self: SequenceReplay, state: dict):
     st = state['storage']
     if st is not None:
-        self.storage = Storage(self.n_slots, Sequence(**st['example']), self.device)
-        for b, saved in zip(self.storage.bufs, st['bufs']):
-            if b is not None: b[:st['size']] = saved.to(b.device)
-        self.storage.pos, self.storage.size = st['pos'], st['size']
+        self.storage = Storage(self.n_slots, Sequence(**st['example']), self.device).load_state_dict(st)
     self.sampler.load_state_dict(state['sampler'])
     return self
 

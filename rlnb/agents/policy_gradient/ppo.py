@@ -408,9 +408,11 @@ def ppo_learner(env_id: str,                          # a registered gymnasium i
                 cbs=(),                               # extra callbacks
                 progress: bool = True,                # show a progress bar
                 envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None                        # a vector env to evaluate on
+                eval_envs=None,                       # a vector env to evaluate on
+                net: Callable | None = None,          # `net(obs_example, space)` builds the network (default: an `ActorCritic` from `cfg`)
+                batches=OnPolicyBatches               # the node that deals minibatches (`SequenceBatches` for a recurrent network)
                ) -> RLLearner:
     "An `RLLearner` that trains PPO on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or PPOConfig()
     loss = PPOLoss(cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.clip_vf, cfg.norm_adv)
-    return pg_learner(env_id, cfg, seed, loss, cfg.n_epochs, cfg.bs, cfg.gae_lambda, cbs, progress, envs, eval_envs)
+    return pg_learner(env_id, cfg, seed, loss, cfg.n_epochs, cfg.bs, cfg.gae_lambda, cbs, progress, envs, eval_envs, net, batches)

@@ -17,8 +17,7 @@ from ...learner import ModelLoss
 from ...agent import model_device, space_kind
 from ...data.gym import Rollout
 from ...rl import RLLearner, flatten_obs, mlp, run_lstm, ObsNormalizer
-from .ppo import (policy_selector, policy_logp_entropy, rollout_advantages, OnPolicyBatches, PPOLoss,
-                                             PPOConfig, pg_learner)
+from .ppo import policy_selector, policy_logp_entropy, rollout_advantages, OnPolicyBatches, PPOConfig, ppo_learner
 
 # %% auto #0
 __all__ = ['LSTMActorCritic', 'SequenceLoss', 'SequenceBatch', 'SequenceBatches', 'RecurrentPPOConfig', 'recurrent_ppo_learner']
@@ -182,6 +181,5 @@ def recurrent_ppo_learner(env_id: str,                          # a registered g
                          ) -> RLLearner:
     "An `RLLearner` that trains recurrent PPO (an `LSTMActorCritic`) on `env_id` with `cfg`, seeded by `seed`"
     cfg = cfg or RecurrentPPOConfig()
-    loss = PPOLoss(cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.clip_vf, cfg.norm_adv)
     net = lambda o, space: LSTMActorCritic(o, space, cfg.lstm, cfg.hidden, cfg.critic_lstm, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm)
-    return pg_learner(env_id, cfg, seed, loss, cfg.n_epochs, cfg.bs, cfg.gae_lambda, cbs, progress, envs, eval_envs, net, SequenceBatches)
+    return ppo_learner(env_id, cfg, seed, cbs, progress, envs, eval_envs, net, SequenceBatches)

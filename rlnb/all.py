@@ -20,6 +20,7 @@ from .data.nstep import *
 from .data.eval import *
 from .data.pomdp import *
 from .data.recurrent import *
+from .data.fleet import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *

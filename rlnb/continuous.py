@@ -21,7 +21,7 @@ from .fast import adam
 from .data.gym import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
-from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator
+from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator, collection
 
 # %% auto #0
 __all__ = ['box_space', 'to_unit', 'BoxSelector', 'TwinQ', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts',
@@ -191,13 +191,13 @@ def continuous_learner(env_id: str,                  # a registered gymnasium id
                       ) -> RLLearner:
     "An `RLLearner` for the actor-critic that `build` makes, on `env_id`'s Box actions, seeded by `seed`"
     seeds = Seeder(seed).spawn(5)
-    envs = run_envs(env_id, cfg.n_envs, envs)
+    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)
     space = box_space(envs.single_action_space, type(cfg).__name__.removesuffix('Config'))   # before anything is built
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
     p = seeded_init(seeds[0].int(), lambda: build(obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
-    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
-    replay = ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device, example=example_step(envs))
+    _, col = collection(cfg, env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
+    replay = ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device, example=example_step(envs, version=cfg.runners > 0))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, env_id, agent, seeds[4].int(), eval_envs)   # deterministic acting: no draws, no counting
     return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *cbs], progress)

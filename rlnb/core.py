@@ -97,6 +97,7 @@ class Step(NamedTuple):
     truncated: torch.Tensor      # [B] bool: the episode was cut (time limit), bootstrap from `next_obs`
     env_id: torch.Tensor | None = None        # [B] int: index of the env in its vector env
     n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
+    version: torch.Tensor | None = None       # [B] int: the policy version that acted (a `RayCollector`'s transitions); None in one process
 
 # %% ../nbs/00_core.ipynb #9ec2a02e
 class Seeder:

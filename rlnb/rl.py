@@ -6,25 +6,28 @@ Docs: https://rlnb.github.io/rlnb/rl.html.md"""
 
 # %% ../nbs/07_rl.ipynb #d5e25ff2
 from __future__ import annotations
+import copy
 from dataclasses import dataclass
+from functools import partial
 from fastcore.basics import patch
 from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
+from .core import Seeder, tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback
 from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger
 from .data.eval import EvalCallback
+from .data.fleet import RayCollector, source_collector
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'run_lstm', 'merge_moments', 'ObsNormalizer', 'RunConfig', 'off_policy_batches',
            'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init',
-           'evaluator']
+           'evaluator', 'runner_agent', 'collection']
 
 # %% ../nbs/07_rl.ipynb #98964b01
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -99,15 +102,30 @@ class RunConfig:
     stop_when_solved: bool = False  # end the run at the first evaluation that reaches the threshold
     device: str = 'cpu'           # torch device of the networks
     env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
+    runners: int = 0              # Ray actors that collect, each with n_envs / runners envs (0: collect in this process)
+    async_runners: bool = False   # take whichever runner's fragment is ready (off-policy only); False: synchronous rounds
+    max_staleness: int | None = None  # asynchronous: drop fragments acted by weights more than this many versions old (None: keep all)
+    fragment: int = 256           # env steps per runner request (off-policy; an on-policy runner returns one rollout)
+    runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
+    runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
-                     threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL,
+                     threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
+                     max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
+                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE,
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
+        name = type(self).__name__
+        if self.runners and self.n_envs % self.runners:
+            raise ValueError(f'{name}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
+        if self.async_runners and not isinstance(self, OffPolicyConfig):
+            raise ValueError(f'{name}: async_runners needs an off-policy algorithm; on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
 
     def unused(self, names) -> list:
-        "Those of `names` (fields a user set) that this config's switches leave without effect; none here, algorithms with switches say"
-        return []
+        "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
+        need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True')
+        off = lambda n: not self.runners if need[n] == 'runners > 0' else not (self.runners and self.async_runners)
+        return [f'{n} (it needs {need[n]})' for n in names if n in need and off(n)]
 
     def n_batches(self) -> int:
         "Learner steps that the budget of `total_steps` env steps buys"
@@ -212,7 +230,7 @@ class RLLearner(Learner):
                  cbs=(),                       # the algorithm's callbacks, then the user's
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
-        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator]
+        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, *getattr(collector, 'learner_cbs', list)()]
         tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback()] if progress else [])
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
@@ -228,9 +246,11 @@ class RLLearner(Learner):
 # %% ../nbs/07_rl.ipynb #ad240005
 def run_envs(env_id: str,                          # a registered gymnasium id
              n_envs: int,                          # envs side by side
-             envs=None):                           # a vector env to use instead of making one
+             envs=None,                            # a vector env to use instead of making one
+             runners: int = 0):                    # the run's runners: if any, they make the envs, and one env here gives the spaces
     "`envs` (or `n_envs` new envs of `env_id`) with observations a network can read"
-    return observation_envs(envs if envs is not None else make_envs(env_id, n_envs))
+    if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
+    return observation_envs(envs if envs is not None else make_envs(env_id, 1 if runners else n_envs))
 
 def seeded_init(seed: int,                            # the run's weight seed
                 build: Callable):                     # makes the networks (and anything else whose init draws from torch)
@@ -248,3 +268,35 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
     "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps"
     return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)
+
+# %% ../nbs/07_rl.ipynb #5d615478
+def runner_agent(agent: Agent,                        # the run's agent
+                 r: int                               # a runner's index
+                ) -> Agent:
+    "The agent runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy whose selector draws from its own generator"
+    if r == 0: return agent
+    a = copy.copy(agent)
+    a.selector = copy.deepcopy(agent.selector)
+    a.selector.gen = Seeder([agent.selector.gen.initial_seed(), r]).torch()
+    return a
+
+def _runner_node(env_id, n, agent, build, seed, r):
+    "What runner `r` of a run collects with: `build` on its own `n` envs, seeded after the envs of the runners before it"
+    return build(run_envs(env_id, n), runner_agent(agent, r), (seed + r * n) % 2**31)
+
+def collection(cfg: RunConfig,                       # the run's config (`runners`, `async_runners`, ...)
+               env_id: str,                          # a registered gymnasium id
+               envs,                                 # the run's envs from `run_envs` (with runners: the one that gave the spaces; closed here)
+               agent: Agent,                         # acts in the envs
+               build: Callable,                      # `build(envs, agent, seed)` -> a collector, or a node over one
+               seed: int                             # env i resets with seed + i
+              ) -> tuple:
+    "`(node, collector)` of a run: `build` here, or with `cfg.runners` a `RayCollector` whose runner r builds it on its share of the envs with `runner_agent(agent, r)`"
+    if not cfg.runners:
+        node = build(envs, agent, seed)
+        return node, source_collector(node)
+    envs.close()
+    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
+                       mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
+                       max_staleness=cfg.max_staleness, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed)
+    return col, col

@@ -145,14 +145,16 @@ def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`r
               cbs=(),                               # extra callbacks
               overwrite: bool = False,              # move a run already in `out` aside (to `out.old-N`) instead of refusing
               changes: dict | None = None,          # config fields to change, `{name: value}` (`--set`)
-              config=None                           # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
+              config=None,                          # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
+              runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
+              async_runners: bool | None = None     # take whichever runner's fragment is ready (off-policy; default: the config's)
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if seed < 0: raise ValueError(f'--seed must be a non-negative integer, got {seed}.')
     check_device(device)
-    asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device).items() if v is not None}
+    asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device, runners=runners, async_runners=async_runners).items() if v is not None}
     p = replace(p, cfg=with_changes(p.cfg, {**asked, **(changes or {})}, p.algo))
     check_effective(p.cfg, changes or {}, p.algo)
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
@@ -167,7 +169,8 @@ def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`r
 # %% ../nbs/20_train.ipynb #fcfff264
 def _refuse_changes(run_dir: Path, meta: dict, **asked):
     "A `ValueError` if a flag given with --resume would change the run (repeating the run's own value is fine)"
-    saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'])
+    saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'], runners=meta['config'].get('runners', 0),
+                 async_runners=meta['config'].get('async_runners', False))
     for k, v in asked.items():
         if v is not None and v != saved[k]:
             raise ValueError(f"--{k.replace('_', '-')} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
@@ -180,7 +183,9 @@ def resume_run(run_dir,                              # the run directory to cont
                env: str | None = None,               # repeat the run's env id (to confirm a `module:Env-v0`)
                seed: int | None = None,              # repeat the run's seed (anything else is refused)
                n_envs: int | None = None,            # repeat the run's env count
-               device: str | None = None             # repeat the run's device
+               device: str | None = None,            # repeat the run's device
+               runners: int | None = None,           # repeat the run's runners
+               async_runners: bool | None = None     # repeat the run's asynchronous collection
               ) -> dict:
     "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given); the flags may only repeat the run's"
     run_dir = Path(run_dir)
@@ -189,7 +194,7 @@ def resume_run(run_dir,                              # the run directory to cont
     meta = state.get('meta') or {}
     p = preset_of(meta, ck)
     confirm_saved_env(meta['env'], env, run_dir)
-    _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device)
+    _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     with p.learner(meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
@@ -246,6 +251,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
     t.add_argument('--seed', type=int, help='seed (default 0)')
     t.add_argument('--n-envs', type=int, help='envs collecting side by side (default: the preset\'s)')
+    t.add_argument('--runners', type=int, help='collect in this many Ray actors, each with n-envs / runners envs (needs rlnb[ray]; RAY_ADDRESS names a cluster)')
+    t.add_argument('--async', dest='async_runners', action='store_const', const=True, help='with --runners: take whichever fragment is ready (off-policy algorithms)')
     t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
     t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
@@ -272,13 +279,14 @@ def _train_cmd(args) -> dict:
         if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
         for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
             if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
-        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device)
+        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
+                          runners=args.runners, async_runners=args.async_runners)
     if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = _what_to_run(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device or 'cpu',
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners)
 
 # %% ../nbs/20_train.ipynb #0a521f95
 def _os_error(err: OSError) -> str:

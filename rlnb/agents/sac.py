@@ -160,7 +160,7 @@ def __post_init__(self: SACConfig):
 @patch
 def unused(self: SACConfig, names) -> list:
     "`alpha_init` and `target_entropy` need a learned temperature (`alpha=None`)"
-    return [f'{n} (it needs alpha=None)' for n in names if n in ('alpha_init', 'target_entropy') and self.alpha is not None]
+    return ContinuousConfig.unused(self, names) + [f'{n} (it needs alpha=None)' for n in names if n in ('alpha_init', 'target_entropy') and self.alpha is not None]
 
 # %% ../../nbs/12a_agents.sac.ipynb #abe0bb42
 def sac_parts(cfg: SACConfig,                        # the config

@@ -137,7 +137,7 @@ def __post_init__(self: TD3Config):
 @patch
 def unused(self: TD3Config, names) -> list:
     "`noise_clip` needs target policy smoothing (`target_noise > 0`)"
-    return [f'{n} (it needs target_noise > 0)' for n in names if n == 'noise_clip' and self.target_noise == 0]
+    return ContinuousConfig.unused(self, names) + [f'{n} (it needs target_noise > 0)' for n in names if n == 'noise_clip' and self.target_noise == 0]
 
 # %% ../../nbs/12b_agents.td3.ipynb #000eaacc
 def td3_parts(cfg: TD3Config,                        # the config

@@ -308,14 +308,15 @@ class TransitionCollector(Collector):
 
 # %% ../../nbs/05_data.gym.ipynb #80bfd5ed
 def example_step(envs: gym.vector.VectorEnv,           # the vector env the transitions will come from
-                 n_step: bool = False                  # with `n_step` (as `NStepReturns` yields)
+                 n_step: bool = False,                 # with `n_step` (as `NStepReturns` yields)
+                 version: bool = False                 # with `version` (as a `RayCollector` yields)
                 ) -> Step:
     "A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields from `envs`: a replay can be allocated from it before any env step"
     obs = to_tensor(gym.vector.utils.create_empty_array(envs.single_observation_space, n=1, fn=np.zeros))
     space = envs.single_action_space
     action = torch.zeros(1, dtype=torch.int64) if space_kind(space) == 'Discrete' else torch.zeros((1, *space.shape), dtype=torch.float32)
     i64 = torch.zeros(1, dtype=torch.int64)
-    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None)
+    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None, i64 if version else None)
 
 # %% ../../nbs/05_data.gym.ipynb #6431dada
 def find_collector(loop: Loop                            # a loop whose pipeline starts with a collector (a learner)
@@ -351,6 +352,7 @@ class Rollout(NamedTuple):
     extra: dict                 # the agent's [T, N, ...] outputs: logp, value, ...
     next_obs: Any               # [N, O...]: the observation after the last step
     state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
+    version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
 
 class RolloutCollector(Collector):
     "Yields `Rollout`s of `n_steps` steps of all N envs"

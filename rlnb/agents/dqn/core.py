@@ -22,7 +22,7 @@ from ...data.nstep import NStepReturns
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
-from ...rl import OffPolicyConfig, RLLearner, OffPolicyBatches, flatten_obs, mlp, run_envs, seeded_init, evaluator
+from ...rl import OffPolicyConfig, RLLearner, OffPolicyBatches, flatten_obs, mlp, run_envs, seeded_init, evaluator, collection
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead
@@ -159,7 +159,7 @@ def unused(self: DQNConfig,
            names                           # field names a user set
           ) -> list:
     "Those of `names` that this config's switches leave without effect, each with the switch it needs (`tau` without a soft target update, say)"
-    return [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
+    return OffPolicyConfig.unused(self, names) + [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def q_network(cfg: DQNConfig,                       # the config (`head`, `hidden`, the support)
@@ -194,8 +194,7 @@ def dqn_learner(env_id: str,                          # a registered gymnasium i
     "An `RLLearner` that trains the DQN-family agent `cfg` describes on `env_id`, seeded by `seed`"
     cfg, seeds = cfg or DQNConfig(), Seeder(seed).spawn(5)
     if cfg.max_restarts and envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    rebuild = lambda: run_envs(env_id, cfg.n_envs)
-    envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
@@ -205,11 +204,14 @@ def dqn_learner(env_id: str,                          # a registered gymnasium i
     net, loss = seeded_init(seeds[0].int(), build)   # weights from the run's seed; the caller's generator untouched
     sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
-    col = TransitionCollector(envs, agent, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout, make_envs=rebuild, max_restarts=cfg.max_restarts)
-    src = col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, cfg.n_envs)
+    def build(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
+        n = envs.num_envs
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(env_id, n), max_restarts=cfg.max_restarts)
+        return col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, n)
+    src, col = collection(cfg, env_id, envs, agent, build, seeds[2].int() % 2**31)
     sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seeds[3].int()) if cfg.prioritized else None
     replay = ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seeds[3].int(),
-                              example=example_step(envs, cfg.n_step > 1))   # allocated now: a buffer that cannot fit fails here
+                              example=example_step(envs, cfg.n_step > 1, version=cfg.runners > 0))   # allocated now: a buffer that cannot fit fails here
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), eval_envs)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]

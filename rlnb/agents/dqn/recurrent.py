@@ -156,14 +156,14 @@ class DRQNConfig(OffPolicyConfig):
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
+        if self.runners: raise ValueError('DRQNConfig.runners: DRQN cuts its sequences from the rollouts of one collector in this process; Ray runners are not supported for it yet (runners=0).')
         check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
                      eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
         if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
         if self.bs > self.buffer // self.seq_len: raise ValueError(f'A buffer of {self.buffer} transitions holds {self.buffer // self.seq_len} sequences of {self.seq_len} steps, fewer than a batch of bs = {self.bs}: raise buffer or lower bs.')
-
-    def unused(self, names) -> list: return [f'{n} (DRQN trains `updates` batches per window of `stride` steps)' for n in names if n == 'train_every']
+    def unused(self, names) -> list: return OffPolicyConfig.unused(self, names) + [f'{n} (DRQN trains `updates` batches per window of `stride` steps)' for n in names if n == 'train_every']
 
     def n_batches(self) -> int:
         "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"

@@ -22,7 +22,7 @@ from ...agent import Agent, RecurrentAgent, CategoricalSelector, GaussianSelecto
 from ...data.gym import Rollout, RolloutCollector, find_collector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam
-from ...rl import RunConfig, RLLearner, flatten_obs, mlp, merge_moments, ObsNormalizer, run_envs, seeded_init, evaluator
+from ...rl import RunConfig, RLLearner, flatten_obs, mlp, merge_moments, ObsNormalizer, run_envs, seeded_init, evaluator, collection
 
 # %% auto #0
 __all__ = ['policy_selector', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler',
@@ -385,7 +385,7 @@ def pg_learner(env_id: str,                          # a registered gymnasium id
               ) -> RLLearner:
     "An `RLLearner` that trains an actor-critic on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(seed).spawn(5)
-    envs = run_envs(env_id, cfg.n_envs, envs)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
@@ -394,7 +394,7 @@ def pg_learner(env_id: str,                          # a registered gymnasium id
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
     agent = A(model, sel, space, forward=model.policy)
-    col = C(envs, agent, cfg.n_steps, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
+    _, col = collection(cfg, env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
     node = batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
     ev = evaluator(cfg, env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), eval_envs)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)

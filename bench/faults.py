@@ -2,11 +2,16 @@
 
 Each case does the bad thing for real (a SIGKILL in the middle of a checkpoint write or of a resume,
 an env worker that raises, dies or hangs in `step` and in `reset`, a parent killed with its workers
-alive, a run started over another) and checks what a user would look for afterwards: the exit code,
+alive, a run started over another, a Ray runner killed by SIGKILL or exiting with os._exit mid-training,
+a runner that dies more often than `runner_restarts` allows, Ctrl-C with runners) and checks what a user would look for afterwards: the exit code,
 the one-line message, and that nothing on disk was lost. Prints a table of case, expected and
 observed, then one JSON line with `cases`, `passed` and `failed`.
 
-    python bench/faults.py
+    python bench/faults.py            # every case
+    python bench/faults.py --ray      # the Ray runner cases only
+
+The Ray cases run each training in its own session (a new process group) and count, after it has ended,
+the processes left in that session: the trainer's Ray (GCS, raylet, agents) and its runners included.
 """
 import json, os, signal, subprocess, sys, tempfile, textwrap, time
 from pathlib import Path
@@ -104,8 +109,97 @@ def overwrite_refused():
     same = before == {q: q.read_bytes() for q in out.rglob('*') if q.is_file()}
     return f'exit={r.returncode} lines={len(r.stderr.strip().splitlines())} unchanged={same}'
 
+FAULTY = TMP/'rlnb_faulty.py'   # envs a runner imports by id (module:Env-v0): they exist in every process
+FAULTY.write_text(textwrap.dedent('''
+    import os, sys, gymnasium as gym
+    IN_RUNNER = any('default_worker' in a for a in sys.argv)   # a Ray worker process; the trainer's own envs (evaluation) never exit
+    class ExitAt(gym.Wrapper):
+        "CartPole whose process, if it is a Ray runner, exits (os._exit) at the env's `at`-th step: once over all processes (`marker` created first), or every time"
+        def __init__(self, env, at=300, once=True, marker=''):
+            super().__init__(env); self.at, self.once, self.marker, self.n = at, once, marker, 0
+        def step(self, action):
+            self.n += 1
+            if self.n == self.at and IN_RUNNER:
+                if not self.once: os._exit(3)
+                try: os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL)); os._exit(3)
+                except FileExistsError: pass
+            return self.env.step(action)
+    gym.register('ExitOnceCartPole-v1', lambda **kw: ExitAt(gym.make('CartPole-v1'), once=True, marker=os.environ['RLNB_FAULT_MARKER']))
+    gym.register('AlwaysExitCartPole-v1', lambda **kw: ExitAt(gym.make('CartPole-v1'), at=50, once=False))
+'''))
+
+def in_session(args, stop_after=None, timeout=600):
+    "Run `args` in a new session; Ctrl-C (SIGINT) after `stop_after` s; then the exit code, output, seconds, and how many of the session's processes are alive 15 s later"
+    env = dict(os.environ, PYTHONPATH=f"{TMP}:{os.environ.get('PYTHONPATH', '')}", RLNB_FAULT_MARKER=str(TMP/f'marker-{time.time_ns()}'), OMP_NUM_THREADS='1')
+    t0 = time.time()
+    p = subprocess.Popen(args, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if stop_after is not None:
+        time.sleep(stop_after); p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=timeout)
+    wall, sid = time.time() - t0, p.pid
+    def left():
+        rows = subprocess.run(['ps', '-eo', 'sid=,stat='], capture_output=True, text=True).stdout.split('\n')
+        return sum(1 for r in rows if r.split() and int(r.split()[0]) == sid and not r.split()[1].startswith('Z'))
+    deadline = time.time() + 15
+    while left() and time.time() < deadline: time.sleep(0.2)
+    return p.returncode, out, err, wall, left()
+
+def killed_runner(how):
+    "PPO with 2 runners; runner 0 is killed mid-training (SIGKILL from the learner's process, or its env calls os._exit at its 300th step)"
+    env = 'CartPole-v1' if how == 'sigkill' else 'rlnb_faulty:ExitOnceCartPole-v1'
+    code = textwrap.dedent(f'''
+        import json, os, signal, torch
+        torch.set_num_threads(1)
+        from rlnb.presets import get_preset
+        from rlnb.callback import Callback
+        class Watch(Callback):
+            restarted, version_ok = False, None
+            def after_batch(self):
+                if {how!r} == 'sigkill' and self.learn.opt_step == 200: os.kill(self.learn.collector.where[0]['pid'], signal.SIGKILL)
+            def on_env_restart(self): self.restarted = True
+            def on_fragment(self):
+                col = self.learn.collector
+                if self.restarted and self.version_ok is None: self.version_ok = col.fragment_info['version'] == col.version
+        w = Watch()
+        with get_preset('ppo').learner(0, False, [w], runners=2, total_steps=30_000) as learn:
+            learn.train()
+            col = learn.collector
+            print(json.dumps(dict(env_steps=col.env_step, restarts=col.restarts, lost=col.lost, next_version_current=w.version_ok)))
+    ''').replace("get_preset('ppo')", f"get_preset('ppo', {env!r})")
+    rc, out, err, wall, left = in_session([sys.executable, '-c', code])
+    try: r = json.loads(out.strip().splitlines()[-1])
+    except Exception: return f'exit={rc} {err.strip()[-300:]!r}'
+    return f"completed={rc == 0 and r['env_steps'] >= 29_000} restarts={r['restarts']} lost={r['lost']} next_version_current={r['next_version_current']} left={left}"
+
+def runner_keeps_dying():
+    "rlnb train ppo --runners 2 on an env whose every runner exits at its 50th step, runner_restarts=1: the error, how soon, what is left"
+    rc, out, err, wall, left = in_session([RLNB, 'train', 'ppo', '--runners', '2', '--env', 'rlnb_faulty:AlwaysExitCartPole-v1', '--set', 'runner_restarts=1',
+                                           '--out', str(TMP/'run-dies'), '--no-progress'])
+    last = err.strip().splitlines()[-1] if err.strip() else ''
+    return f"exit={rc} said={'Runner' in last and 'max_restarts=1' in last} within_30s={wall < 30} left={left}", wall
+
+def ctrl_c_with_runners():
+    "rlnb train ppo --runners 2, Ctrl-C after 12 s: exit 130, a checkpoint to resume from, nothing left"
+    rc, out, err, wall, left = in_session([RLNB, 'train', 'ppo', '--runners', '2', '--out', str(TMP/'run-ray-sigint'), '--no-progress'], stop_after=12)
+    return f"exit={rc} resumable={'--resume' in err} left={left}"
+
+def ray_cases() -> list:
+    cases = []
+    for how in ('sigkill', 'exit'):
+        obs = killed_runner(how)
+        want = 'completed=True restarts=1 lost=1 next_version_current=True left=0'
+        cases.append((f'runner {"SIGKILLed" if how == "sigkill" else "os._exit"} mid-training', want, obs, obs == want))
+    obs, wall = runner_keeps_dying()
+    want = 'exit=2 said=True within_30s=True left=0'
+    cases.append(('runner dies past runner_restarts', want, f'{obs} ({wall:.1f} s)', obs == want))
+    obs = ctrl_c_with_runners()
+    want = 'exit=130 resumable=True left=0'
+    cases.append(('Ctrl-C with 2 runners', want, obs, obs == want))
+    return cases
+
 def main():
     cases = []
+    if '--ray' in sys.argv: return report(ray_cases())
     for where in ('step', 'reset'):
         for fault, says in (('raise', 'env 1 raised RuntimeError'), ('die', 'env 1 died'), ('hang', 'env 1 did not answer within 1.0 s')):
             msg, procs = worker_fault(fault, where)
@@ -120,6 +214,9 @@ def main():
     cases.append(('train over a run', 'exit=2 lines=1 unchanged=True', obs, obs == 'exit=2 lines=1 unchanged=True'))
     obs = orphans()
     cases.append(('parent SIGKILLed', 'workers_alive=0', obs, obs == 'workers_alive=0'))
+    report(cases + ray_cases())
+
+def report(cases):
     w = max(len(c[0]) for c in cases)
     print(f"{'case':<{w}}  {'ok':<4}  expected  |  observed")
     for name, exp, got, ok in cases: print(f"{name:<{w}}  {'yes' if ok else 'NO':<4}  {exp}  |  {got}")

@@ -8,6 +8,7 @@ parallel worker processes (one torch thread each). Ends with one JSON line: a li
     python bench/learn.py [--algos dqn,double_dqn] [--env CartPole-v1] [--seeds 10] [--workers 2]
                           [--set '{"lr": 1e-3}']   # override preset hyperparameters (for tuning)
     python bench/learn.py --algos ppo --env Pendulum-v1 --seeds 5   # the tuned Pendulum preset (threshold -300, 200k steps)
+    python bench/learn.py --algos ppo --seeds 5 --workers 1 --set '{"runners": 2}'   # collecting in 2 Ray runners
 """
 import argparse, json, statistics, time
 from concurrent.futures import ProcessPoolExecutor
@@ -17,10 +18,10 @@ def run_one(algo, env, seed, overrides):
     torch.set_num_threads(1)
     from rlnb.presets import get_preset
     p = get_preset(algo, env)
-    learn = p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides)
-    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
-    ev = learn.evaluator
-    return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'))
+    with p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides) as learn:   # closed after: env workers and Ray runners end with the run
+        t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
+        ev = learn.evaluator
+        return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

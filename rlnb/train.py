@@ -16,6 +16,7 @@ import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
 from .data.gym import make_envs, observation_envs, EnvError
+from .data.fleet import RunnerError
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
@@ -173,7 +174,8 @@ def _refuse_changes(run_dir: Path, meta: dict, **asked):
                  async_runners=meta['config'].get('async_runners', False))
     for k, v in asked.items():
         if v is not None and v != saved[k]:
-            raise ValueError(f"--{k.replace('_', '-')} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
+            flag = '--async' if k == 'async_runners' else f"--{k.replace('_', '-')}"
+            raise ValueError(f"{flag} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
 
 def resume_run(run_dir,                              # the run directory to continue
                steps: int | None = None,             # env steps in all (default: the run's budget)
@@ -314,7 +316,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
         print(f'rlnb {args.command}: {err}', file=sys.stderr); return 130
     except KeyboardInterrupt:
         print(f'rlnb {args.command}: aborted by Ctrl-C', file=sys.stderr); return 130
-    except (ValueError, FileNotFoundError, CheckpointError, EnvError, ImportError) as err:
+    except (ValueError, FileNotFoundError, CheckpointError, EnvError, RunnerError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
     except OSError as err:
         print(f'rlnb {args.command}: error: {_os_error(err)}', file=sys.stderr); return 2

@@ -21,7 +21,7 @@ from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger
 from .data.eval import EvalCallback
-from .data.fleet import RayCollector, source_collector
+from .data.fleet import RayCollector, RayEvalCallback, source_collector
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 
 # %% auto #0
@@ -108,18 +108,18 @@ class RunConfig:
     fragment: int = 256           # env steps per runner request (off-policy; an on-policy runner returns one rollout)
     runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
+    eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
-                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE,
+                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL,
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
-        name = type(self).__name__
         if self.runners and self.n_envs % self.runners:
-            raise ValueError(f'{name}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
+            raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
         if self.async_runners and not isinstance(self, OffPolicyConfig):
-            raise ValueError(f'{name}: async_runners needs an off-policy algorithm; on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
+            raise ValueError(f'{type(self).__name__}: async_runners needs an off-policy algorithm; on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
 
     def unused(self, names) -> list:
         "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
@@ -265,7 +265,10 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
               seed: int,                            # seeds the evaluation envs' resets
               eval_envs=None                        # a vector env to evaluate on instead of making one
              ) -> EvalCallback:
-    "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps"
+    "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `cfg.eval_runner`)"
+    if cfg.eval_runner:
+        if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: drop eval_envs=, or evaluate in this process.')
+        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
     return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)
 

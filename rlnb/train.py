@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, csv, errno, json, sys, time, warnings
+import argparse, contextlib, csv, errno, json, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
 import torch
@@ -76,13 +76,14 @@ class BestCheckpointCallback(Callback):
     def after_batch(self): self.consider()
 
     def consider(self):
-        "Save the learner if an evaluation has been logged since the last call and it beats the best mean so far"
+        "Save the learner if an evaluation logged since the last call beats the best mean so far (an evaluation apart from training: with the weights it evaluated)"
         steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
         if len(steps) == self.seen: return
+        step, mean = max(zip(steps[self.seen:], means[self.seen:]), key=lambda sm: sm[1])   # several arrive at once from an evaluator apart: the first best
         self.seen = len(steps)
-        if self.best is None or means[-1] > self.best:
-            self.best, self.best_step = means[-1], steps[-1]
-            self.learn.save(self.path)
+        if self.best is None or mean > self.best:
+            self.best, self.best_step = mean, step
+            with getattr(getattr(self.learn, 'evaluator', None), 'evaluated_weights', lambda s: contextlib.nullcontext())(step): self.learn.save(self.path)
 
     def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)
     def load_state_dict(self, state: dict):

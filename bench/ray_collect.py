@@ -54,7 +54,7 @@ def timed(f):
 
 def main(pairs):
     torch.set_num_threads(1)
-    ray.init(num_cpus=4, include_dashboard=False, logging_level='warning', log_to_driver=False)
+    ray.init(address='local', num_cpus=4, include_dashboard=False, logging_level='warning', log_to_driver=False)
     try:
         # overhead
         local = make_cartpole(0); local.reset()

@@ -123,9 +123,9 @@ class RunConfig:
 
     def unused(self, names) -> list:
         "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
+        off = {'runners > 0': not self.runners, 'async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
         need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True')
-        off = lambda n: not self.runners if need[n] == 'runners > 0' else not (self.runners and self.async_runners)
-        return [f'{n} (it needs {need[n]})' for n in names if n in need and off(n)]
+        return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
 
     def n_batches(self) -> int:
         "Learner steps that the budget of `total_steps` env steps buys"

@@ -83,7 +83,8 @@ class BestCheckpointCallback(Callback):
         self.seen = len(steps)
         if self.best is None or mean > self.best:
             self.best, self.best_step = mean, step
-            with getattr(getattr(self.learn, 'evaluator', None), 'evaluated_weights', lambda s: contextlib.nullcontext())(step): self.learn.save(self.path)
+            ev = getattr(self.learn, 'evaluator', None)   # an RLLearner's; an evaluation apart from training puts back the weights it evaluated
+            with ev.evaluated_weights(step) if ev is not None else contextlib.nullcontext(): self.learn.save(self.path)
 
     def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)
     def load_state_dict(self, state: dict):

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.eval.html.md"""
 
 # %% ../../nbs/05c_data.eval.ipynb #53748ae2
 from __future__ import annotations
-import atexit, os, shutil, sys, tempfile, time, warnings
+import atexit, contextlib, os, shutil, sys, tempfile, time, warnings
 from typing import Callable, NamedTuple
 import numpy as np
 import torch
@@ -78,8 +78,10 @@ class EvalCallback(Callback):
     def after_batch(self):
         col = self._col
         if col.env_step < self.next_eval: return
-        self.evaluate(col.env_step)
+        self._due(col.env_step)
         self.next_eval = (col.env_step // self.period + 1) * self.period
+
+    def _due(self, env_step: int): self.evaluate(env_step)   # an evaluation is due: here, at once (`RayEvalCallback` starts one apart)
 
     def evaluate(self,
                  env_step: int                         # the env step the result is logged at
@@ -88,14 +90,29 @@ class EvalCallback(Callback):
         t0 = time.perf_counter()
         res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
         self.wall += time.perf_counter() - t0
-        self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
-        if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
-        self.last = res
-        return res
+        return self.record(res, env_step)
 
     def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at)
     def load_state_dict(self, state: dict):
         self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
+
+# %% ../../nbs/05c_data.eval.ipynb #cfc76642
+@patch
+def record(self: EvalCallback,
+           res: EvalResult,                          # an evaluation's result
+           env_step: int                             # the env step of the weights it evaluated
+          ) -> EvalResult:
+    "Log `res` at `env_step` (`eval_return`, `eval_std`) and note `solved_at`"
+    self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
+    if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
+    self.last = res
+    return res
+
+@patch
+def evaluated_weights(self: EvalCallback,
+                      env_step: int):                # the env step of an evaluation
+    "A context in which the model holds the weights evaluated at `env_step`: here, those it has (the evaluation ran on them, in this process)"
+    return contextlib.nullcontext()
 
 # %% ../../nbs/05c_data.eval.ipynb #b0d4146a
 @patch

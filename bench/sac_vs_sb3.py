@@ -15,10 +15,14 @@ Quality (--quality): the same seeds for rlnb's preset and SB3 with the same hype
 reached --threshold and the last evaluation's mean, per seed, for both. Runs go to --steps (--stop: to the first solving evaluation). With --env HalfCheetah-v5
 both use the zoo's MuJoCo settings (learning_starts 10,000).
 
+Same updates (--same-updates): rlnb's losses and SB3's train() from the same weights, on the same batches and normal draws,
+in float64 (any difference in the arithmetic shows) and float32 (with a control: SB3 against itself, actions one rounding apart).
+
 Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one JSON line.
 
     python bench/sac_vs_sb3.py [--algo sac|td3] [--steps 3000] [--repeats 3]
     python bench/sac_vs_sb3.py --quality [--algo sac|td3] [--seeds 0,1,2] [--steps 5000] [--eval-every 500]
+    python bench/sac_vs_sb3.py --same-updates [--algo sac|td3] [--env HalfCheetah-v5] [--updates 1000]
     python bench/sac_vs_sb3.py --quality --env HalfCheetah-v5 --steps 100000 --eval-every 10000 --eval-episodes 10 --threshold 3000
 """
 import argparse, json, statistics, time
@@ -172,6 +176,86 @@ def run_bare(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
                 torch._foreach_lerp_(list(actor_t.parameters()), list(actor.parameters()), cfg.tau)
     return dict(wall=time.perf_counter() - t0, solved_at=solved_at, evals=evals)
 
+def same_updates(a):
+    """rlnb's updates against SB3's, one at a time, from the same weights, on the same batches and the same noise.
+
+    Both sides get the batch through their own code (SB3's replay sample is replaced; rlnb's losses step as its learner steps
+    them: `backward(inputs=...)`, then the Polyak rule). Normal draws are shared: the actor's draw on s (under grad) and the
+    draw on s' (under no_grad) for SAC, the smoothing noise for TD3. In float64 any difference in the arithmetic would show
+    at the size of the updates; in float32 a control pair (SB3 against SB3, actions one rounding apart) shows how fast
+    rounding alone grows through Adam."""
+    import gymnasium as gym
+    import stable_baselines3.common.policies as sb3_policies
+    from stable_baselines3.common.type_aliases import ReplayBufferSamples
+    from stable_baselines3.common.logger import configure
+    from torch.distributions import Normal
+    import rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3
+    from rlnb.core import Seeder
+    from rlnb.continuous import to_unit
+    cfg = settings(a.algo, a.env, False)
+    e = gym.make(a.env); O, A = e.observation_space.shape[0], e.action_space.shape[0]
+    keep = sb3_policies.preprocess_obs, rlnb.continuous.flatten_obs, Normal.rsample, torch.Tensor.normal_, torch.randn
+    eps = {}
+    def draw(*args, **kw): return (eps['s'] if torch.is_grad_enabled() else eps['s2']).clone()   # TD3 draws only under no_grad
+    def run(dtype):
+        torch.set_default_dtype(dtype)
+        sb3_policies.preprocess_obs = lambda obs, space, normalize_images=True: obs.to(dtype)   # SB3 casts observations to float32
+        for m in (rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = lambda o: o.reshape(len(o), -1).to(dtype)
+        Normal.rsample = lambda self, shape=torch.Size(): self.loc + self.scale * draw()
+        torch.Tensor.normal_ = lambda self, mean=0., std=1., **kw: self.copy_(std * draw())
+        def sb3():
+            m = sb3_model(a.algo, a.env, cfg, 0); m.set_logger(configure(None, [])); m.policy.to(dtype)
+            for o in ('actor', 'critic'): getattr(m, o).optimizer = torch.optim.Adam(getattr(m, o).parameters(), lr=cfg.lr, fused=True)
+            if a.algo == 'sac':
+                m.log_ent_coef.data = m.log_ent_coef.data.to(dtype); m.ent_coef_optimizer = torch.optim.Adam([m.log_ent_coef], lr=cfg.lr, fused=True)
+            return m
+        m, ctl = sb3(), sb3()
+        parts = (rlnb.agents.sac.sac_parts if a.algo == 'sac' else rlnb.agents.td3.td3_parts)(cfg, torch.zeros(1, O), e.action_space, Seeder(1))
+        sb3_actor = [*m.actor.latent_pi.parameters(), *m.actor.mu.parameters(), *m.actor.log_std.parameters()] if a.algo == 'sac' else list(m.actor.parameters())
+        pairs = [(parts.model.actor.parameters(), sb3_actor), (parts.model.critic.parameters(), m.critic.parameters())]
+        pairs += [(cb.target.parameters(), (m.critic_target if cb.online is parts.model.critic else m.actor_target).parameters()) for cb in parts.cbs]
+        pairs = [(list(x), list(y)) for x, y in pairs]
+        with torch.no_grad():
+            parts.model.to(dtype)
+            for cb in parts.cbs: cb.target.to(dtype)
+            for x, y in pairs:
+                assert [p.shape for p in x] == [p.shape for p in y]
+                for p, q in zip(x, y): p.copy_(q)
+        flat = lambda ps: torch.cat([p.detach().flatten() for p in ps])
+        start = flat(p for x, _ in pairs for p in x)
+        low, high = torch.as_tensor(e.action_space.low, dtype=dtype), torch.as_tensor(e.action_space.high, dtype=dtype)
+        rng = np.random.default_rng(0)
+        for k in range(a.updates):
+            g = lambda *shape: torch.as_tensor(rng.normal(size=shape), dtype=dtype)
+            obs, nxt, r = g(cfg.bs, O), g(cfg.bs, O), g(cfg.bs)
+            unit = torch.as_tensor(rng.uniform(-1, 1, (cfg.bs, A)), dtype=dtype); act = low + (unit + 1) * ((high - low) / 2)
+            term = torch.as_tensor(rng.uniform(size=cfg.bs) < 0.1); eps['s'], eps['s2'] = g(cfg.bs, A), g(cfg.bs, A)
+            for model, u in ((m, to_unit(act, low, high)), (ctl, unit)):   # the control sees the actions one rounding apart
+                model.replay_buffer.sample = lambda bs, env=None, b=ReplayBufferSamples(obs, u, nxt, term.to(dtype)[:, None], r[:, None]): b
+                model.train(gradient_steps=1, batch_size=cfg.bs)
+            batch = type('Batch', (), dict(step=type('Step', (), dict(obs=obs, action=act, reward=r, next_obs=nxt, terminated=term))()))()
+            torch.randn = draw
+            try:
+                for loss in parts.losses:
+                    if (k + 1) % loss.period: continue
+                    loss.compute(loss.predict(batch), batch).backward(inputs=loss.params); loss.step()
+                    for cb in parts.cbs:
+                        if cb.after == loss.name: cb.rule(cb.target, cb.online, k + 1)
+            finally: torch.randn = keep[4]
+        mine, theirs = flat(p for x, _ in pairs for p in x), flat(p for _, y in pairs for p in y)
+        control = flat([*ctl.actor.parameters(), *ctl.critic.parameters()]) - flat([*m.actor.parameters(), *m.critic.parameters()])
+        return dict(diff=(mine - theirs).abs().max().item(), control=control.abs().max().item(), moved=(mine - start).abs().max().item())
+    try: r64, r32 = run(torch.float64), run(torch.float32)
+    finally:
+        torch.set_default_dtype(torch.float32)
+        sb3_policies.preprocess_obs, flatten = keep[0], keep[1]
+        for m in (rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = flatten
+        Normal.rsample, torch.Tensor.normal_, torch.randn = keep[2], keep[3], keep[4]
+    print(f"{a.updates} {a.algo} updates on {a.env} batches: weights moved up to {r64['moved']:.2e}; rlnb against SB3: {r64['diff']:.1e} in float64, "
+          f"{r32['diff']:.1e} in float32; SB3 against SB3 with actions one float32 rounding apart: {r32['control']:.1e}")
+    return dict(mode='same_updates', algo=a.algo, env=a.env, updates=a.updates, moved=r64['moved'], float64_max_diff=r64['diff'],
+                float32_max_diff=r32['diff'], float32_sb3_vs_sb3_max_diff=r32['control'])
+
 def speed(a):
     cfg = settings(a.algo, a.env, False)
     runs = dict(sb3=run_sb3, rlnb=run_rlnb, bare=run_bare)
@@ -211,6 +295,8 @@ def main():
     ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 3000 for speed, 5000 for quality)')
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--quality', action='store_true')
+    ap.add_argument('--same-updates', action='store_true', help="rlnb's updates against SB3's from the same weights, batches and noise (see same_updates)")
+    ap.add_argument('--updates', type=int, default=1000, help='updates compared in --same-updates')
     ap.add_argument('--seeds', default='0,1,2')
     ap.add_argument('--eval-every', type=int, default=500)
     ap.add_argument('--threshold', type=float, default=-200.)
@@ -220,6 +306,6 @@ def main():
     a = ap.parse_args()
     a.steps = a.steps or (5000 if a.quality else 3000)
     torch.set_num_threads(1)
-    print(json.dumps(quality(a) if a.quality else speed(a)))
+    print(json.dumps(same_updates(a) if a.same_updates else quality(a) if a.quality else speed(a)))
 
 if __name__ == '__main__': main()

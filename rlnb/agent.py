@@ -112,6 +112,8 @@ class EpsilonGreedySelector(Selector):
 
     @property
     def epsilon(self) -> float: return self.schedule(self.env_step)
+    @epsilon.setter
+    def epsilon(self, value: float): self.schedule = LinearSchedule(value, value, 1)   # a constant ε from now on
 
     def check_space(self,
                     space):                               # the action space of the envs

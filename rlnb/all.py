@@ -21,6 +21,7 @@ from .data.eval import *
 from .data.pomdp import *
 from .data.recurrent import *
 from .data.fleet import *
+from .data.count import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *

@@ -25,6 +25,7 @@ from .data.count import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *
+from .memory.monitor import *
 from .rl import *
 from .targets import *
 from .continuous import *

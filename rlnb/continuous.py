@@ -197,7 +197,8 @@ def continuous_learner(env_id: str,                  # a registered gymnasium id
     p = seeded_init(seeds[0].int(), lambda: build(obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
     _, col = collection(cfg, env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
-    replay = ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device, example=example_step(envs, version=cfg.runners > 0))
+    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device,
+                                                                          example=example_step(envs, version=cfg.runners > 0), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, env_id, agent, seeds[4].int(), eval_envs)   # deterministic acting: no draws, no counting
-    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *cbs], progress)
+    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *cbs], progress)

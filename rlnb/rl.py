@@ -23,6 +23,7 @@ from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector, RayEvalCallback, source_collector
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
+from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'run_lstm', 'merge_moments', 'ObsNormalizer', 'RunConfig', 'off_policy_batches',
@@ -193,11 +194,15 @@ class OffPolicyConfig(RunConfig):
     train_every: int = 1          # env steps per round of updates
     updates: int = 1              # gradient steps per round
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
+    replay_monitor: int = 0       # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
+    max_use: int | None = None    # evict a stored transition after this many samples (None: never)
+    max_age: int | None = None    # evict a stored transition collected more than this many policy versions ago (None: never)
 
     def __post_init__(self):
         RunConfig.__post_init__(self)
         check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT, lr=LEARNING_RATE,
-                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE)
+                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE, replay_monitor=NON_NEGATIVE_INT,
+                     **dict.fromkeys(('max_use', 'max_age'), (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
         name = type(self).__name__
         if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
         if self.learning_starts > self.buffer:
@@ -206,6 +211,14 @@ class OffPolicyConfig(RunConfig):
     def n_batches(self) -> int:
         "Gradient steps in the run: its whole rounds of the off-policy schedule"
         return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
+
+    def monitored_replay(self,
+                         make: Callable                # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
+                        ) -> tuple:
+        "`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else `make(None)` and none"
+        if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
+        replay = make(ReplayMonitor(self.max_use, self.max_age))
+        return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]
 
 # %% ../nbs/07_rl.ipynb #dc996d5e
 class StopWhenSolvedCallback(Callback):

@@ -169,11 +169,14 @@ class ExperienceReplay:
                  on_nan: str = 'raise',      # transitions with NaN/inf: 'raise' an error naming the field, or 'drop' those rows
                  device='cpu',               # where the storage lives (and batches come out)
                  seed: int = 0,              # seeds the default sampler
-                 example: Step | None = None):   # a Step of one row like those to come: the storage is allocated now rather than at the first add
+                 example: Step | None = None,   # a Step of one row like those to come: the storage is allocated now rather than at the first add
+                 monitor=None):              # a `ReplayMonitor` (`rlnb.memory.monitor`): use counts, ages, throughput, eviction (None: none of that work)
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
-        self.capacity, self.bs, self.device, self.on_nan = capacity, bs, device, on_nan
+        self.capacity, self.bs, self.device, self.on_nan, self.monitor = capacity, bs, device, on_nan, monitor
         self.sampler = sampler if sampler is not None else UniformSampler(seed)
+        if monitor is not None and monitor.evicts and not isinstance(self.sampler, UniformSampler):
+            raise ValueError(f'Eviction (max_use, max_age) needs uniform sampling; this replay samples with a {type(self.sampler).__name__}: monitor without eviction, or sample uniformly.')
         self.storage, self.n_added, self._warned = None, 0, False
         if example is not None: self._allocate(example)
 
@@ -225,6 +228,7 @@ def _allocate(self: ExperienceReplay, example: Step) -> Storage:
     s = self.storage = Storage(self.capacity, example, self.device)
     self._screened = _getter([k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point and n.split('[')[0] in _SCREENED])
     if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
+    if self.monitor is not None: self.monitor.bind(self.capacity, s.fields.index('version') if 'version' in s.fields else None)
     return s
 
 @patch
@@ -246,6 +250,7 @@ def _write(self: ExperienceReplay, xs: list) -> int:
     pos = self.storage.pos
     n = self.storage.write(xs)
     if n: self.sampler.on_write(pos, n)
+    if n and self.monitor is not None: self.monitor.on_write(pos, n, xs)
     self.n_added += n
     return n
 
@@ -259,12 +264,21 @@ def add(self: ExperienceReplay,
 # %% ../../nbs/06b_memory.experience_replay.ipynb #62013203
 @patch
 def sample(self: ExperienceReplay,
-           bs: int | None = None                 # transitions (default `self.bs`)
+           bs: int | None = None,                # transitions (default `self.bs`)
+           sample_range: slice | None = None     # draw only among these stored rows, oldest first (`slice(-1000, None)`: the newest 1,000); uniform sampling only
           ) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
     bs = self.bs if bs is None else bs
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
-    idx, w = self.sampler.sample(len(self), bs)
+    mon = self.monitor
+    if sample_range is None and (mon is None or not mon.evicts): idx, w = self.sampler.sample(len(self), bs)
+    else:
+        if not isinstance(self.sampler, UniformSampler): raise ValueError(f'sample_range needs uniform sampling: a {type(self.sampler).__name__} draws by priority over the whole buffer.')
+        first, n = (0, len(self)) if sample_range is None else self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
+        if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored transitions (oldest first).')
+        idx, w = (self.sampler.sample(n, bs)[0] + first) % self.capacity, None
+        if mon is not None and mon.evicts: idx = mon.live(idx, first, n, lambda m, k: self.sampler.sample(m, k)[0], self.sampler.replacement)
+    if mon is not None: mon.on_sample(idx)
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch
@@ -276,6 +290,33 @@ def extend(self: ExperienceReplay,
         for s in steps: self._write(self._checked(s))   # stores the items before a bad one, then raises its error (or drops its bad rows)
         return
     self._write(xs)
+
+# %% ../../nbs/06b_memory.experience_replay.ipynb #5c2abc09
+@patch
+def clear(self: Storage):
+    "Forget every stored row (the memory stays allocated)"
+    self.pos = self.size = 0
+    return self
+
+@patch
+def range_slots(self: Storage,
+                sample_range: slice                    # which stored rows, counted oldest first
+               ) -> tuple:
+    "`(first, n)`: the slot of the first row `sample_range` picks, counted in the order the rows came, and how many it picks (consecutive slots, wrapping)"
+    if not isinstance(sample_range, slice) or sample_range.step not in (None, 1):
+        raise ValueError(f'sample_range must be a slice with step 1 over the stored rows, oldest first (slice(-1000, None): the newest 1,000), got {sample_range!r}.')
+    start, stop, _ = sample_range.indices(self.size)
+    oldest = self.pos if self.size == self.capacity else 0
+    return (oldest + start) % self.capacity, max(0, stop - start)
+
+@patch
+def clear(self: ExperienceReplay):
+    "Forget every stored transition; the storage stays allocated, the sampler's generator goes on"
+    if self.storage is not None:
+        self.storage.clear()
+        if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
+        if self.monitor is not None: self.monitor.clear()
+    return self
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #e7aa21df
 def _to_plain(tree):
@@ -308,6 +349,7 @@ def load_state_dict(self: Storage, st: dict):
 @patch
 def state_dict(self: ExperienceReplay) -> dict:
     st = dict(capacity=self.capacity, n_added=self.n_added, sampler=self.sampler.state_dict(), storage=None)
+    if self.monitor is not None: st['monitor'] = self.monitor.state_dict()
     s = self.storage
     if s is not None:
         example = _pt.tree_unflatten([None if b is None else b[:1].cpu().clone() for b in s.bufs], s.spec)
@@ -326,6 +368,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
         s = state['storage']
         self._allocate(_from_plain(s['example'])).load_state_dict(s)
     self.sampler.load_state_dict(state['sampler'])
+    if self.monitor is not None and 'monitor' in state: self.monitor.load_state_dict(state['monitor'])
     self.n_added = state['n_added']
     return self
 

@@ -86,10 +86,19 @@ class SequenceReplay:
         if self.storage is None: self.storage = Storage(self.n_slots, tree_map(lambda x: x[:1], seq), self.device)
         self.storage.add(seq)
 
-    def sample(self) -> Sequence:
+    def sample(self,
+               sample_range: slice | None = None   # draw only among these stored sequences, oldest first (`slice(-10, None)`: the newest 10)
+              ) -> Sequence:
         "`bs` stored sequences, uniformly at random"
-        idx, _ = self.sampler.sample(len(self), self.bs)
-        return self.storage.get(idx)
+        if sample_range is None: return self.storage.get(self.sampler.sample(len(self), self.bs)[0])
+        first, n = self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
+        if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest first).')
+        return self.storage.get((self.sampler.sample(n, self.bs)[0] + first) % self.n_slots)
+
+    def clear(self):
+        "Forget every stored sequence (the memory stays allocated)"
+        if self.storage is not None: self.storage.clear()
+        return self
 
 # %% ../../nbs/06c_memory.sequence.ipynb #f62b5784
 @patch

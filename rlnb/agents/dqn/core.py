@@ -150,6 +150,7 @@ def __post_init__(self: DQNConfig):
     if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
     if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
     if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
+    if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
 
 _NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
               per_eps=('prioritized', True), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'))
@@ -210,12 +211,12 @@ def dqn_learner(env_id: str,                          # a registered gymnasium i
         return col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, env_id, envs, agent, build, seeds[2].int() % 2**31)
     sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seeds[3].int()) if cfg.prioritized else None
-    replay = ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seeds[3].int(),
-                              example=example_step(envs, cfg.n_step > 1, version=cfg.runners > 0))   # allocated now: a buffer that cannot fit fails here
+    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seeds[3].int(), monitor=m,
+                                                                          example=example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)))   # allocated now: a buffer that cannot fit fails here
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), eval_envs)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, sampler), *cbs], progress)
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, sampler), *monitor_cbs, *cbs], progress)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
 QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1, eps_fraction=0.5,

@@ -143,7 +143,10 @@ class DrawAhead:
         pool, pos = self._pool, self._pos
         if pool is None or bound != self._bound or pos + n > len(pool):
             self.settle()
-            self._mark, self._bound = self.rng.bit_generator.state, bound
+            if bound != self._bound:   # a new bound (a replay still filling moves it every call): these numbers alone, no block to throw away
+                self._bound = bound
+                return self.rng.integers(0, bound, n)
+            self._mark = self.rng.bit_generator.state
             self._pool = pool = self.rng.integers(0, bound, max(n, self.block)); pos = 0
         self._pos = pos + n
         return pool[pos:pos + n]

@@ -38,9 +38,11 @@ class SoftUpdate:
     def __init__(self,
                  tau: float = 0.005):                  # the weight of the online network in each average
         if not 0 < tau <= 1: raise ValueError(f'tau must be in (0, 1], got {tau}.')
-        self.tau = tau
+        self.tau, self._params = tau, {}   # (id(target), id(online)) -> their parameter lists
     def __call__(self, target: nn.Module, online: nn.Module, opt_step: int):
-        with torch.no_grad(): torch._foreach_lerp_(list(target.parameters()), list(online.parameters()), self.tau)
+        pair = self._params.get((id(target), id(online)))
+        if pair is None: pair = self._params[id(target), id(online)] = (list(target.parameters()), list(online.parameters()))   # listing them costs more than small nets' lerp
+        with torch.no_grad(): torch._foreach_lerp_(*pair, self.tau)
 
 # %% ../nbs/07b_targets.ipynb #1c36bb13
 class TargetNetworkCallback(Callback):

@@ -278,7 +278,7 @@ def sample(self: ExperienceReplay,
         if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored transitions (oldest first).')
         idx, w = (self.sampler.sample(n, bs)[0] + first) % self.capacity, None
         if mon is not None and mon.evicts: idx = mon.live(idx, first, n, lambda m, k: self.sampler.sample(m, k)[0], self.sampler.replacement)
-    if mon is not None: mon.on_sample(idx)
+    if mon is not None: mon.on_sample(idx, distinct=not getattr(self.sampler, 'replacement', True))
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
 @patch

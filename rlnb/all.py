@@ -13,6 +13,7 @@ from .fast import *
 from .loop import *
 from .callback import *
 from .learner import *
+from .metric import *
 from .agent import *
 from .data.snapshot import *
 from .data.gym import *

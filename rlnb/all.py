@@ -28,6 +28,7 @@ from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *
 from .memory.monitor import *
+from .memory.episode import *
 from .rl import *
 from .targets import *
 from .continuous import *

@@ -42,6 +42,7 @@ from .agents.policy_gradient.reinforce import *
 from .agents.policy_gradient.recurrent import *
 from .agents.sac import *
 from .agents.td3 import *
+from .agents.selfplay import *
 from .runs import *
 from .presets import *
 from .train import *

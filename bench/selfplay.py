@@ -12,7 +12,7 @@ Seeds run in --workers processes (one torch thread each). Ends with one JSON lin
 `min_nonloss_first_vs_random`, `min_nonloss_second_vs_random` and `min_draw_vs_minimax` (tic-tac-toe: the lowest over
 the seeds of the draw rate over both seats), and the per-seed rows.
 
-    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 150000] [--workers 2]
+    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set pool=5 ...]
     python bench/selfplay.py --game connect_four_v3 --steps 300000 --seeds 0
 """
 import argparse, json, time
@@ -66,11 +66,11 @@ class Lookahead:
         return torch.tensor(out), {}
 
 def run(args):
-    seed, game, steps, games, strong_games = args
+    seed, game, steps, games, strong_games, changes = args
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, selfplay_learner, make_game
     from rlnb.data.battle import LegalRandomAgent, play_games
-    cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1)   # no evaluation during the run: the final network is measured below
+    cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
     learn = selfplay_learner(game, cfg, seed, progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     envs = make_game(game, 8)
@@ -87,16 +87,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--game', default='tictactoe_v3', choices=['tictactoe_v3', 'connect_four_v3'])
     ap.add_argument('--seeds', default='0,1,2,3,4')
-    ap.add_argument('--steps', type=int, default=150_000, help='transitions per run (both seats)')
+    ap.add_argument('--steps', type=int, default=60_000, help='transitions per run (both seats)')
     ap.add_argument('--games', type=int, default=1000, help='greedy games per seat against the random player')
     ap.add_argument('--strong-games', type=int, default=200, help='games per seat against minimax (tic-tac-toe) or the lookahead heuristic (Connect Four)')
     ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--set', nargs='*', default=[], metavar='NAME=VALUE', help='SelfPlayConfig fields to change, e.g. pool=5 snapshot_every=10000')
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(',')]
+    from rlnb.presets import parse_settings
+    from rlnb.agents.selfplay import SelfPlayConfig
+    changes = parse_settings(SelfPlayConfig(), a.set)
     with ProcessPoolExecutor(a.workers) as ex:
-        rows = list(ex.map(run, [(s, a.game, a.steps, a.games, a.strong_games) for s in seeds]))
+        rows = list(ex.map(run, [(s, a.game, a.steps, a.games, a.strong_games, changes) for s in seeds]))
     for r in rows: print({k: v for k, v in r.items()}, flush=True)
-    out = dict(game=a.game, seeds=seeds, steps=a.steps, games_per_seat=a.games, strong_games_per_seat=a.strong_games,
+    out = dict(game=a.game, seeds=seeds, steps=a.steps, changes=changes, games_per_seat=a.games, strong_games_per_seat=a.strong_games,
                min_nonloss_first_vs_random=min(r['nonloss_first_vs_random'] for r in rows), min_nonloss_second_vs_random=min(r['nonloss_second_vs_random'] for r in rows))
     key = 'min_draw_vs_minimax' if a.game == 'tictactoe_v3' else 'min_draw_vs_lookahead'
     out[key] = min(r['draw_vs_strong'] for r in rows)

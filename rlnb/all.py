@@ -23,6 +23,7 @@ from .data.pomdp import *
 from .data.recurrent import *
 from .data.fleet import *
 from .data.count import *
+from .data.info import *
 from .data.battle import *
 from .memory.samplers import *
 from .memory.experience_replay import *

@@ -17,6 +17,7 @@ from .agents.policy_gradient.recurrent import RecurrentPPOConfig, recurrent_ppo_
 from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
 from .agents.sac import SACConfig, sac_learner
 from .agents.td3 import TD3Config, td3_learner
+from .agents.selfplay import SelfPlayConfig, selfplay_learner
 
 # %% auto #0
 __all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset', 'run_meta',
@@ -24,7 +25,7 @@ __all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effec
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 _BUILDERS = {DQNConfig: dqn_learner, DRQNConfig: drqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
-             SACConfig: sac_learner, TD3Config: td3_learner}
+             SACConfig: sac_learner, TD3Config: td3_learner, SelfPlayConfig: selfplay_learner}
 
 def learner_for(cfg: RunConfig):                      # an algorithm config
     "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
@@ -56,7 +57,7 @@ def check_effective(cfg: RunConfig,        # the config after the changes
 class Preset:
     "An algorithm's config for one environment: plain data, from which `learner` builds the run"
     algo: str           # the name users type: `rlnb train dqn`
-    env: str            # a registered gymnasium id
+    env: str            # a registered gymnasium id (self-play: a PettingZoo classic game)
     cfg: RunConfig      # every hyperparameter (a `DQNConfig`, `PPOConfig`, ...)
     summary: str = ''   # one line for `rlnb presets`
 
@@ -95,6 +96,7 @@ PRESETS = {p.algo: p for p in [
            'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
     Preset('td3', 'Pendulum-v1', _PENDULUM_TD3, 'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, learning from 200 steps'),
+    Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(), 'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [

@@ -17,6 +17,8 @@ from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RA
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.fleet import RunnerError
+from .data.battle import LegalRandomAgent, play_games
+from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
 from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
@@ -109,6 +111,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
                    sps=round((col.env_step - col.start_step) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
+    if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
     if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     return summary
@@ -133,6 +136,11 @@ def _what_to_run(algo, env, seed, config) -> tuple:
     if algo not in (None, p.algo): raise ValueError(f"--config {config} trains {p.algo}, not {algo}: drop {algo!r}.")
     if env not in (None, p.env): raise ValueError(f"--config {config} trains on {p.env}: drop --env {env}, or edit the file.")
     return p, meta['seed'] if seed is None else seed
+
+def _refuse_video(cfg, env: str, video):
+    "Videos are recorded from gymnasium envs: a board game's run refuses them"
+    if video and isinstance(cfg, SelfPlayConfig):
+        raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
 
 # %% ../nbs/20_train.ipynb #1c5aac13
 def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`rlnb presets`); None with `config`
@@ -160,6 +168,7 @@ def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`r
     asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device, runners=runners, async_runners=async_runners).items() if v is not None}
     p = replace(p, cfg=with_changes(p.cfg, {**asked, **(changes or {})}, p.algo))
     check_effective(p.cfg, changes or {}, p.algo)
+    _refuse_video(p.cfg, p.env, video)
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
     moved = prepare_out(out, overwrite)
     if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
@@ -196,7 +205,7 @@ def resume_run(run_dir,                              # the run directory to cont
     ck, state, skipped = newest_checkpoint(run_dir)
     for p, why in skipped: print(f"rlnb train: skipped {p.name}, which does not load ({why}); resuming from {ck.name}", file=sys.stderr)
     meta = state.get('meta') or {}
-    p = preset_of(meta, ck)
+    p = preset_of(meta, ck); _refuse_video(p.cfg, p.env, video)
     confirm_saved_env(meta['env'], env, run_dir)
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     with p.learner(meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
@@ -211,30 +220,56 @@ def resume_run(run_dir,                              # the run directory to cont
             learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
         return _run(learn, run_dir, meta['seed'], video)
 
-# %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`
-                    episodes: int = 20,                   # deterministic episodes
-                    video=None,                           # record a video into this directory
-                    seed: int = 10000,                    # seeds the episodes' resets
-                    env: str | None = None,               # repeat the checkpoint's env id (to confirm a `module:Env-v0`)
-                    gif=None                              # also write the first episode as an animated GIF to this path
-                   ) -> dict:
-    "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes; optionally record videos into `video`"
+# %% ../nbs/20_train.ipynb #d9ab9ed4
+@contextlib.contextmanager
+def _loaded(path, env: str | None = None):
+    "The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`), closed on exit"
     meta = load_checkpoint(path).get('meta') or {}
     p = preset_of(meta, path)
-    if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
     confirm_saved_env(meta['env'], env, path)
     with p.learner(meta['seed'], False) as learn:
         learn.meta = meta
         with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
             warnings.filterwarnings('ignore', message='.*has state for callback')
             learn.load(path)
+        yield learn
+
+def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -> dict:
+    "A board game's checkpoint: `games` greedy games per seat against a random legal player or the agent of another checkpoint of the same game"
+    with contextlib.ExitStack() as stack:
+        if opponent == 'random': opp = LegalRandomAgent(seed)
+        else:
+            other = stack.enter_context(_loaded(opponent))
+            if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
+            opp = other.evaluator.eval_agent
+        envs = make_game(meta['env'], min(8, games))
+        res = play_games(envs, agent, opp, games, seed=seed)
+        [e.close() for e in envs]
+    return dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
+                mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
+
+# %% ../nbs/20_train.ipynb #6de5c935
+def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`
+                    episodes: int = 20,                   # deterministic episodes (a board game: games per seat)
+                    video=None,                           # record a video into this directory
+                    seed: int = 10000,                    # seeds the episodes' resets
+                    env: str | None = None,               # repeat the checkpoint's env id (to confirm a `module:Env-v0`)
+                    gif=None,                             # also write the first episode as an animated GIF to this path
+                    opponent: str = 'random'              # a board game's opponent: 'random' (legal moves) or another checkpoint of the same game
+                   ) -> dict:
+    "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a board game: greedy games per seat against `opponent`); optionally record videos"
+    if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
+    with _loaded(path, env) as learn:
+        meta, agent = learn.meta, learn.evaluator.eval_agent
+        _refuse_video(learn.cfg, meta['env'], video or gif)
+        if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent)
+        if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
         envs = observation_envs(make_envs(meta['env'], min(10, episodes)))
-        try: res = evaluate(envs, learn.evaluator.eval_agent, episodes, seed=seed)
+        try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-        if video: out['videos'] = [str(v) for v in record_video(meta['env'], learn.evaluator.eval_agent, video)]
-        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], learn.evaluator.eval_agent, seed=seed), gif))
+        if video: out['videos'] = [str(v) for v in record_video(meta['env'], agent, video)]
+        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed), gif))
         return out
 
 # %% ../nbs/20_train.ipynb #7149946c
@@ -271,6 +306,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
     e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
     e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
+    e.add_argument('--opponent', default='random', help="a board game's opponent: random (default) or another checkpoint of the same game")
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
@@ -311,7 +347,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
         elif args.command == 'train':
             if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
             print(json.dumps(_train_cmd(args)))
-        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif)))
+        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
         elif args.command == 'presets':
             for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:

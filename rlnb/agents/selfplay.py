@@ -1,4 +1,4 @@
-"""DQN that learns a two-player board game by playing itself: one masked Q-network in both seats, each seat's transitions from its own side, evaluated in greedy games against a random player from each seat.
+"""DQN that learns a two-player board game by playing itself: one masked Q-network in both seats with the negamax target, or against a pool of its own past snapshots; evaluated in greedy games against a random player from each seat.
 
 Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 
@@ -6,25 +6,28 @@ Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 
 # %% ../../nbs/13_agents.selfplay.ipynb #1ba5cd22
 from __future__ import annotations
-import importlib, time
+import copy, importlib, time
 from dataclasses import dataclass
+from typing import NamedTuple
 from fastcore.basics import patch
 import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Seeder
+from ..core import Seeder, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
 from ..rl import RLLearner, OffPolicyBatches, mlp, seeded_init
 from ..data.eval import EvalCallback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, play_games
+from ..callback import Callback
+from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, OpponentPool, play_games
 from ..memory.experience_replay import ExperienceReplay
-from .dqn.core import DQNConfig, dqn_loss, _algo_cbs
+from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, _algo_cbs
 
 # %% auto #0
-__all__ = ['make_game', 'BoardQNetwork', 'BattleEvalCallback', 'SelfPlayConfig', 'selfplay_learner']
+__all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig',
+           'SnapshotPool', 'SnapshotCallback', 'selfplay_learner']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
@@ -47,7 +50,22 @@ class BoardQNetwork(nn.Module):
         self.body, self.head = mlp([obs_example['observation'][0].numel(), *hidden]), nn.Linear(hidden[-1], n_actions)
     def forward(self, obs: dict) -> torch.Tensor: return masked(self.head(self.body(obs['observation'].flatten(1))), obs['action_mask'])
 
+# %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
+class NegamaxBootstrap:
+    "V(s') for the player who moved, when s' is the opponent's turn (negamax transitions): minus the opponent's value, `-inner(s')`"
+    def __init__(self,
+                 inner=None):                          # the opponent's value rule (default `GreedyBootstrap`: its best legal move)
+        self.inner = inner or GreedyBootstrap()
+    def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor: return -self.inner(online, target, next_obs)
+
 # %% ../../nbs/13_agents.selfplay.ipynb #d3f5735a
+class BattleResult(NamedTuple):
+    "An evaluation in games: `mean` and `std` of the outcome per game (win 1, draw 0, loss -1) over both seats, and each seat's rates"
+    mean: float
+    std: float
+    first: dict
+    second: dict
+
 class BattleEvalCallback(EvalCallback):
     "Every `period` env steps, `n_episodes` greedy games per seat against `opponent`: logs `eval_return` (wins minus losses per game) and each seat's non-loss rate"
     def __init__(self,
@@ -63,18 +81,19 @@ class BattleEvalCallback(EvalCallback):
 
     def evaluate(self,
                  env_step: int                         # the env step the result is logged at
-                ) -> dict:
+                ) -> BattleResult:
         "Play the games now and log the rates at `env_step`"
         t0, st = time.perf_counter(), self.opponent.state_dict() if hasattr(self.opponent, 'state_dict') else None
         res = play_games(self.envs, self.eval_agent, self.opponent, self.n_episodes, seed=self.seed)
         if st is not None: self.opponent.load_state_dict(st)
         self.wall += time.perf_counter() - t0
-        m, ret = self.learn.metrics, float(np.mean([r['win'] - r['loss'] for r in res.values()]))
+        w, l = (float(np.mean([r[k] for r in res.values()])) for k in ('win', 'loss'))
+        m, ret = self.learn.metrics, w - l
         m.log('eval_return', ret, env_step)
         for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step)
         if self.threshold is not None and self.solved_at is None and ret >= self.threshold: self.solved_at = env_step
-        self.last = res
-        return res
+        self.last = BattleResult(ret, float(np.sqrt(max(w + l - ret ** 2, 0.))), res['first'], res['second'])
+        return self.last
 
     def close(self): [e.close() for e in self.envs]
 
@@ -82,7 +101,9 @@ class BattleEvalCallback(EvalCallback):
 @dataclass
 class SelfPlayConfig(DQNConfig):
     "DQN's hyperparameters for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes` is games per seat)"
-    total_steps: int = 150_000    # transitions of the run (both seats)
+    pool: int = 0                 # 0: one network in both seats with negamax targets; k > 0: against a pool of its last k snapshots, from its own seat
+    snapshot_every: int = 10_000  # transitions between snapshots into the pool (pool > 0)
+    total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
     bs: int = 128                 # transitions per gradient step
@@ -105,9 +126,51 @@ class SelfPlayConfig(DQNConfig):
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
+    check_fields(self, pool=NON_NEGATIVE_INT, snapshot_every=POSITIVE_INT)
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('runners', self.runners == 0, 'the games are played in this process'), ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
+
+@patch
+def unused(self: SelfPlayConfig,
+           names                           # field names a user set
+          ) -> list:
+    "Those of `names` that this config's switches leave without effect: DQN's, and `snapshot_every` without a pool"
+    return DQNConfig.unused(self, names) + (['snapshot_every (it needs pool > 0)'] if 'snapshot_every' in names and not self.pool else [])
+
+# %% ../../nbs/13_agents.selfplay.ipynb #81f340a6
+class SnapshotPool(OpponentPool):
+    "Self-play against the past: up to `size` frozen copies of `net` (the first taken now), acting ε-greedily among the legal moves; one drawn per game"
+    def __init__(self,
+                 net: nn.Module,                       # the learner's network
+                 n_actions: int,                       # its moves
+                 size: int = 5,                        # snapshots kept: the newest
+                 eps: float = 0.,                      # the snapshots' ε (games against a pool vary through the draws anyway)
+                 seed: int = 0):                       # seeds the draws and the snapshots' exploration
+        super().__init__((), size, seed)
+        self.net, self.selector = net, MaskedEpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
+        self.snapshot()
+    def snapshot(self):
+        "Freeze a copy of the network's weights now"
+        self.add(Agent(copy.deepcopy(self.net).requires_grad_(False), self.selector))
+    def state_dict(self) -> dict:
+        return OpponentPool.state_dict(self) | {'nets': [a.model.state_dict() for a in self.agents], 'selector': self.selector.state_dict()}
+    def load_state_dict(self, state: dict):
+        OpponentPool.load_state_dict(self, state); self.agents = []
+        for sd in state['nets']: self.snapshot(); self.agents[-1].model.load_state_dict(sd)
+        self.selector.load_state_dict(state['selector']); return self
+
+class SnapshotCallback(Callback):
+    "Every `period` env steps (transitions), a snapshot of the network into `pool`; the pool is part of the checkpoint"
+    def __init__(self,
+                 pool: SnapshotPool,                   # the opponents
+                 period: int):                         # transitions between snapshots
+        self.pool, self.period, self.next_at = pool, period, period
+    def after_batch(self):
+        if self.learn.collector.env_step < self.next_at: return
+        self.pool.snapshot(); self.next_at = (self.learn.collector.env_step // self.period + 1) * self.period
+    def state_dict(self) -> dict: return {'pool': self.pool.state_dict(), 'next_at': self.next_at}
+    def load_state_dict(self, state: dict): self.pool.load_state_dict(state['pool']); self.next_at = state['next_at']; return self
 
 # %% ../../nbs/13_agents.selfplay.ipynb #32148458
 def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two-player game
@@ -118,8 +181,8 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
                      envs=None,                        # AEC envs to train on instead of `make_game(env_id, cfg.n_envs)`
                      eval_envs=None                    # AEC envs to evaluate on instead of `make_game(env_id, cfg.eval_envs)`
                     ) -> RLLearner:
-    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`"
-    cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(5)
+    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, or against a pool of snapshots (`cfg.pool`)"
+    cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(6)
     envs = envs or make_game(env_id, cfg.n_envs)
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); ex, n = board_obs([envs[0].observe(p)]), int(envs[0].action_space(p).n)
@@ -128,9 +191,12 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
     agent = Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int()))
-    col = BattleCollector(envs, agent, None, seed=seeds[2].int() % 2**31)
+    pool = SnapshotPool(net, n, cfg.pool, seed=seeds[5].int() % 2**31) if cfg.pool else None
+    if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
+    col = BattleCollector(envs, agent, pool, seed=seeds[2].int() % 2**31, negamax=pool is None)
     replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = BattleEvalCallback(eval_envs or make_game(env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, None), *monitor_cbs, *cbs], progress)
+    extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, None), *monitor_cbs, *extra, *cbs], progress)

@@ -17,7 +17,7 @@ from .gym import Collector
 
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'BattleCollector', 'play_games']
+           'BattleCollector', 'play_games', 'OpponentPool']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -88,12 +88,14 @@ class BattleCollector(Collector):
     def __init__(self,
                  envs: list,                           # AEC envs of one two-player game (e.g. `[tictactoe_v3.env() for _ in range(8)]`)
                  learner,                              # the agent that learns: `act(board_obs) -> (moves, info)`
-                 opponent=None,                        # the other player: an agent, a `LegalRandomAgent`; None: the learner in both seats
+                 opponent=None,                        # the other player: an agent, a `LegalRandomAgent`, a pool (`pick()` gives each game's); None: the learner in both seats
                  seed: int = 0,                        # env i first resets with seed + i
                  seat: int | None = None,              # the learner's seat, 0 (moves first) or 1; None: alternate game by game, first in game 0
                  deterministic: bool = False,          # both players act greedily (evaluation)
+                 negamax: bool = False,                # self-play only: every move is a transition ending at the opponent's turn, seen from its side
                  cbs=()):                              # callbacks of the collector itself
-        self.envs, self.agent, self.opponent, self.seed, self.seat, self.deterministic = list(envs), learner, opponent, seed, seat, deterministic
+        self.envs, self.agent, self.opponent, self.seed, self.seat, self.deterministic, self.negamax = list(envs), learner, opponent, seed, seat, deterministic, negamax
+        if negamax and opponent is not None: raise ValueError('negamax transitions are for self-play, where the next player is the learner too: pass opponent=None, or negamax=False to learn against an opponent.')
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
         self.players = battle_players(self.envs[0])
         if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
@@ -112,7 +114,8 @@ def _check_players(self: BattleCollector):
     e, p = self.envs[0], self.players[0]
     e.reset(seed=self.seed)
     obs = e.observe(p); self._empty = {k: v[:0] for k, v in board_obs([obs]).items()}
-    for name, a in (('learner', self.agent), ('opponent', self.opponent)):
+    opponents = getattr(self.opponent, 'agents', [self.opponent]) if hasattr(self.opponent, 'pick') else [self.opponent]   # a pool: each of its agents
+    for name, a in (('learner', self.agent), *(('opponent', o) for o in opponents)):
         if a is None: continue
         space = getattr(a, 'observation_space', None)
         if space is not None and space != e.observation_space(p):
@@ -124,11 +127,12 @@ def _check_players(self: BattleCollector):
             if st is not None: a.load_state_dict(st)
 
 def _new_game(self: BattleCollector, i: int):
-    "Start game `self.games[i]` in env i: the learner's seat, nothing pending"
+    "Start game `self.games[i]` in env i: the learner's seat, its opponent (one drawn from a pool), nothing pending"
     k = self.games[i]; self.games[i] += 1
     self.envs[i].reset(seed=self.seed + i if k == 0 else None)
     seat = self.seat if self.seat is not None else k % 2
     self.learning[i] = set(self.players) if self.opponent is None else {self.players[seat]}
+    self.opp[i] = self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent
     self.seat_of[i], self.pending[i], self.ret[i], self.plies[i] = seat, {}, dict.fromkeys(self.players, 0.), 0
 
 BattleCollector._check_players, BattleCollector._new_game = _check_players, _new_game
@@ -142,7 +146,7 @@ def _reset(self: BattleCollector, initial_state: dict | None = None):
     if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     n = self.n_envs
     self.games, self.done = [0] * n, [False] * n
-    self.learning, self.seat_of, self.pending, self.ret, self.plies = [None] * n, [0] * n, [None] * n, [None] * n, [0] * n
+    self.learning, self.opp, self.seat_of, self.pending, self.ret, self.plies = [None] * n, [None] * n, [0] * n, [None] * n, [None] * n, [0] * n
     for i in range(n):
         if self.quota is not None and self.quota[i] == 0: self.done[i] = True
         else: self._new_game(i)
@@ -166,6 +170,13 @@ def _end(self: BattleCollector, i: int):
 BattleCollector.reset, BattleCollector.get_state, BattleCollector._end = _reset, _get_state, _end
 
 # %% ../../nbs/05h_data.battle.ipynb #2783f7e9
+def _answer(self: BattleCollector, e, p: str) -> tuple:
+    "Negamax: the mover `p`'s reward, the next player's observation, terminated, truncated, right after `p`'s move"
+    q = self.players[1 - self.players.index(p)]
+    r, rq = float(e.rewards[p]), float(e.rewards[q])
+    if r != -rq: raise ValueError(f"negamax transitions need a zero-sum game, and after {p}'s move the rewards are {r} and {rq}: use negamax=False.")
+    return r, e.observe(q), bool(e.terminations[p]), bool(e.truncations[p])
+
 def _next(self: BattleCollector) -> Step:
     rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env); moves due (env, player, obs)
     for i, e in enumerate(self.envs):
@@ -177,21 +188,25 @@ def _next(self: BattleCollector) -> Step:
             if not (term or trunc): turns.append((i, p, obs)); break
             e.step(None)
             if not e.agents: self._end(i)
-    moves = {}
-    for agent, mine in ((self.agent, True), (self.opponent, False)):
-        group = [t for t in turns if (t[1] in self.learning[t[0]]) == mine]
+    groups, moves = {id(self.agent): (self.agent, [])}, {}   # one batched act per player: the learner first, then each opponent
+    for t in turns:
+        a = self.agent if t[1] in self.learning[t[0]] else self.opp[t[0]]
+        groups.setdefault(id(a), (a, []))[1].append(t)
+    for a, group in groups.values():
         if not group: continue
-        a, _ = agent.act(board_obs([o for _, _, o in group]), deterministic=self.deterministic)
-        for (i, p, o), m in zip(group, a.tolist()):
+        acts, _ = a.act(board_obs([o for _, _, o in group]), deterministic=self.deterministic)
+        for (i, p, o), m in zip(group, acts.tolist()):
             moves[i] = m
-            if mine: self.pending[i][p] = (o, m)
-    for i, _, _ in turns: self.envs[i].step(moves[i]); self.plies[i] += 1
+            if a is self.agent and not self.negamax: self.pending[i][p] = (o, m)
+    for i, p, o in turns:
+        self.envs[i].step(moves[i]); self.plies[i] += 1
+        if self.negamax: rows.append((o, moves[i], *self._answer(self.envs[i], p), i))
     self.vector_step += 1; self.env_step += len(rows)
     if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.int64))
     o, m, r, o2, te, tr, i = zip(*rows)
     return Step(board_obs(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), board_obs(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i))
 
-BattleCollector.next = _next
+BattleCollector._answer, BattleCollector.next = _answer, _next
 BattleCollector.close = lambda self: [e.close() for e in self.envs] and None
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
@@ -214,3 +229,23 @@ def play_games(envs: list,                           # AEC envs of one two-playe
         w, d, l = col.outcomes[seat].tolist()
         out['first' if seat == 0 else 'second'] = dict(games=n_games, win=w / n_games, draw=d / n_games, loss=l / n_games)
     return out
+
+# %% ../../nbs/05h_data.battle.ipynb #23c732f9
+class OpponentPool:
+    "Opponents drawn one per game: `BattleCollector` and `play_games` call `pick()` as each game starts, and that agent plays the whole game"
+    def __init__(self,
+                 agents=(),                            # the pool's agents (heuristics, saved agents, past snapshots)
+                 size: int | None = None,              # keep at most this many: `add` drops the oldest beyond it (None: no limit)
+                 seed: int | None = 0):                # seeds the draws
+        self.agents, self.size, self.gen = list(agents), size, Seeder(seed).torch()
+        if size is not None and size < 1: raise ValueError(f'size must be at least 1 (or None: no limit), got {size!r}.')
+    def add(self,
+            agent):                                    # the newest member
+        "Add `agent`; the oldest leaves beyond `size`"
+        self.agents = (self.agents + [agent])[-self.size:] if self.size else self.agents + [agent]
+    def pick(self):
+        "One agent, uniformly"
+        if not self.agents: raise ValueError('The opponent pool is empty: add an agent before the games start.')
+        return self.agents[int(torch.randint(len(self.agents), (1,), generator=self.gen))]
+    def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
+    def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self

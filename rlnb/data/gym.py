@@ -248,7 +248,7 @@ class EnvStep(NamedTuple):
 def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"
     self('before_env_step')
-    next_obs, rew, term, trunc, _ = self._step_envs(action)
+    next_obs, rew, term, trunc, self.last_info = self._step_envs(action)   # the info dict: kept for `InfoCollector`, no copy
     if rew.dtype != np.float32: rew = rew.astype(np.float32)
     self.ep_return += rew          # in place: the collector's own arrays (`_finish` and `get_state` copy from them)
     self.ep_len += 1

@@ -21,7 +21,8 @@ import torch
 import gymnasium as gym
 import ray
 from rlnb.agent import Agent
-from rlnb.data.gym import make_envs, RolloutCollector
+from rlnb.data.gym import make_envs
+from rlnb.data.rollout import RolloutCollector
 from rlnb.data.fleet import RayCollector
 from rlnb.agents.policy_gradient.ppo import ActorCritic, policy_selector
 

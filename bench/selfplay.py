@@ -2,80 +2,37 @@
 
 Tic-tac-toe (default): each seed trains `rlnb.agents.selfplay.selfplay_learner` with `SelfPlayConfig` for --steps
 transitions, then plays --games greedy games per seat against a uniformly random legal player and --strong-games per
-seat against a perfect minimax player (negamax, ties between equally good moves broken at random, so the games vary).
-A perfect player never loses: non-loss 100% against random play in both seats, and every game against minimax drawn.
+seat against a perfect minimax player (`rlnb.data.battle.TicTacToeMinimax`: negamax, ties between equally good moves
+broken at random, so the games vary). A perfect player never loses: non-loss 100% against random play in both seats,
+and every game against minimax drawn.
 
-Connect Four (--game connect_four_v3): the strong player is a one-step lookahead heuristic (win now if it can, else
-block the opponent's immediate win, else a random legal move); its rates are wins, draws and losses.
+Connect Four (--game connect_four_v3): the strong player is `ConnectFourLookahead`, one move deep (win now if it can,
+else block the opponent's immediate win, else a random legal move); the JSON reports the lowest win rate and the highest
+loss rate over the seeds against it, per seat.
 
 Seeds run in --workers processes (one torch thread each). Ends with one JSON line with `seeds`, `steps`,
 `min_nonloss_first_vs_random`, `min_nonloss_second_vs_random` and `min_draw_vs_minimax` (tic-tac-toe: the lowest over
-the seeds of the draw rate over both seats), and the per-seed rows.
+the seeds of the draw rate over both seats; Connect Four: the lookahead rates instead), and the per-seed rows.
 
     python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set pool=5 ...]
-    python bench/selfplay.py --game connect_four_v3 --steps 300000 --seeds 0
+    python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
 """
 import argparse, json, time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from functools import lru_cache
 import numpy as np, torch
-
-LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
-
-@lru_cache(None)
-def negamax(mine: int, theirs: int) -> int:
-    "Tic-tac-toe's value for the player to move (bit k: square k is taken)"
-    if any(all(theirs >> k & 1 for k in l) for l in LINES): return -1
-    free = [k for k in range(9) if not (mine | theirs) >> k & 1]
-    return max((-negamax(theirs, mine | 1 << k) for k in free), default=0)
-
-class Minimax:
-    "A perfect tic-tac-toe player, random among equally good moves"
-    def __init__(self, seed=0): self.rng = np.random.default_rng(seed)
-    def act(self, obs, deterministic=False):
-        out = []
-        for b in obs['observation']:
-            mine, theirs = (sum(1 << k for k in range(9) if b[..., c].flatten()[k] > 0) for c in (0, 1))
-            vals = {k: -negamax(theirs, mine | 1 << k) for k in range(9) if not (mine | theirs) >> k & 1}
-            out.append(int(self.rng.choice([k for k, v in vals.items() if v == max(vals.values())])))
-        return torch.tensor(out), {}
-
-def _wins(board, col):
-    "Whether dropping a piece of plane 0 in column `col` of a Connect Four board [6, 7, 2] makes four in a row"
-    b = board[..., 0].copy(); taken = board[..., 0] + board[..., 1]
-    rows = np.flatnonzero(taken[:, col] == 0)
-    if not len(rows): return False
-    b[rows.max(), col] = 1
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        for r in range(6):
-            for c in range(7):
-                if all(0 <= r + k * dr < 6 and 0 <= c + k * dc < 7 and b[r + k * dr, c + k * dc] for k in range(4)): return True
-    return False
-
-class Lookahead:
-    "Connect Four, one move deep: win now if possible, else block the opponent's immediate win, else a random legal move"
-    def __init__(self, seed=0): self.rng = np.random.default_rng(seed)
-    def act(self, obs, deterministic=False):
-        out = []
-        for b, m in zip(obs['observation'].numpy(), obs['action_mask'].numpy()):
-            legal = np.flatnonzero(m)
-            win = [c for c in legal if _wins(b, c)]
-            block = [c for c in legal if _wins(b[..., ::-1], c)]
-            out.append(int((win or block or [self.rng.choice(legal)])[0]))
-        return torch.tensor(out), {}
 
 def run(args):
     seed, game, steps, games, strong_games, changes = args
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, selfplay_learner, make_game
-    from rlnb.data.battle import LegalRandomAgent, play_games
+    from rlnb.data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
     cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
     learn = selfplay_learner(game, cfg, seed, progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     envs = make_game(game, 8)
     rnd = play_games(envs, learn.agent, LegalRandomAgent(seed + 1000), games)
-    strong = play_games(envs, learn.agent, (Minimax if game == 'tictactoe_v3' else Lookahead)(seed + 2000), strong_games)
+    strong = play_games(envs, learn.agent, (TicTacToeMinimax if game == 'tictactoe_v3' else ConnectFourLookahead)(seed + 2000), strong_games)
     learn.close()
     return dict(seed=seed, wall_s=round(wall, 1), transitions=learn.env_step, games_played=learn.collector.episodes,
                 nonloss_first_vs_random=1 - rnd['first']['loss'], nonloss_second_vs_random=1 - rnd['second']['loss'],
@@ -102,8 +59,8 @@ def main():
     for r in rows: print({k: v for k, v in r.items()}, flush=True)
     out = dict(game=a.game, seeds=seeds, steps=a.steps, changes=changes, games_per_seat=a.games, strong_games_per_seat=a.strong_games,
                min_nonloss_first_vs_random=min(r['nonloss_first_vs_random'] for r in rows), min_nonloss_second_vs_random=min(r['nonloss_second_vs_random'] for r in rows))
-    key = 'min_draw_vs_minimax' if a.game == 'tictactoe_v3' else 'min_draw_vs_lookahead'
-    out[key] = min(r['draw_vs_strong'] for r in rows)
+    if a.game == 'tictactoe_v3': out['min_draw_vs_minimax'] = min(r['draw_vs_strong'] for r in rows)
+    else: out |= {f'{m.__name__}_{k}_vs_lookahead_{s}': m(r[f'strong_{s}'][k] for r in rows) for m, k in ((min, 'win'), (max, 'loss')) for s in ('first', 'second')}
     out['rows'] = rows
     print(json.dumps(out))
 

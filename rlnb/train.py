@@ -17,7 +17,7 @@ from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RA
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.fleet import RunnerError
-from .data.battle import LegalRandomAgent, play_games
+from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_sigint
@@ -234,10 +234,12 @@ def _loaded(path, env: str | None = None):
             learn.load(path)
         yield learn
 
+_OPPONENTS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # `rlnb eval --opponent NAME`
+
 def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -> dict:
-    "A board game's checkpoint: `games` greedy games per seat against a random legal player or the agent of another checkpoint of the same game"
+    "A board game's checkpoint: `games` greedy games per seat against a named player (`_OPPONENTS`) or the agent of another checkpoint of the same game"
     with contextlib.ExitStack() as stack:
-        if opponent == 'random': opp = LegalRandomAgent(seed)
+        if opponent in _OPPONENTS: opp = _OPPONENTS[opponent](seed)
         else:
             other = stack.enter_context(_loaded(opponent))
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
@@ -255,7 +257,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
                     seed: int = 10000,                    # seeds the episodes' resets
                     env: str | None = None,               # repeat the checkpoint's env id (to confirm a `module:Env-v0`)
                     gif=None,                             # also write the first episode as an animated GIF to this path
-                    opponent: str = 'random'              # a board game's opponent: 'random' (legal moves) or another checkpoint of the same game
+                    opponent: str = 'random'              # a board game's opponent: 'random', 'minimax' (tic-tac-toe), 'lookahead' (Connect Four) or a checkpoint of the same game
                    ) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a board game: greedy games per seat against `opponent`); optionally record videos"
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
@@ -306,7 +308,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
     e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
     e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
-    e.add_argument('--opponent', default='random', help="a board game's opponent: random (default) or another checkpoint of the same game")
+    e.add_argument('--opponent', default='random', help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or another checkpoint of the same game")
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 

@@ -6,6 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 
 # %% ../../nbs/05h_data.battle.ipynb #d9107efb
 from __future__ import annotations
+from functools import lru_cache
 from typing import NamedTuple
 import numpy as np
 import torch
@@ -17,7 +18,7 @@ from .gym import Collector
 
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'BattleCollector', 'play_games', 'OpponentPool']
+           'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead', 'play_games', 'OpponentPool']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -208,6 +209,67 @@ def _next(self: BattleCollector) -> Step:
 
 BattleCollector._answer, BattleCollector.next = _answer, _next
 BattleCollector.close = lambda self: [e.close() for e in self.envs] and None
+
+# %% ../../nbs/05h_data.battle.ipynb #9c998a73
+_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+@lru_cache(None)
+def _negamax(mine: int, theirs: int) -> int:
+    "Tic-tac-toe's value for the player to move under perfect play: 1, 0 or -1 (bit k of each: square k is that player's)"
+    if any(all(theirs >> k & 1 for k in l) for l in _LINES): return -1
+    free = [k for k in range(9) if not (mine | theirs) >> k & 1]
+    return max((-_negamax(theirs, mine | 1 << k) for k in free), default=0)
+
+class _Heuristic:
+    "A fixed player with a numpy generator, whose state a checkpoint or an evaluation can restore"
+    def __init__(self,
+                 seed: int | None = 0):                # seeds the choice among equally good moves
+        self.rng = np.random.default_rng(seed)
+    def state_dict(self) -> dict: return {'rng': self.rng.bit_generator.state}
+    def load_state_dict(self, state: dict): self.rng.bit_generator.state = state['rng']; return self
+    def _board(self, obs: dict, shape: tuple) -> np.ndarray:
+        b = obs['observation'].cpu().numpy()
+        if b.shape[1:] != shape: raise ValueError(f"{type(self).__name__} plays on boards of shape {shape}, and this game's are {b.shape[1:]}.")
+        return b
+
+class TicTacToeMinimax(_Heuristic):
+    "A perfect tic-tac-toe player, random among equally good moves"
+    def act(self,
+            obs: dict,                            # tic-tac-toe boards `[B, 3, 3, 2]`: the mover's pieces, the opponent's
+            deterministic: bool = False):         # ignored: every move it makes is a best one
+        out = []
+        for b in self._board(obs, (3, 3, 2)):
+            mine, theirs = (sum(1 << k for k in range(9) if b[..., c].flatten()[k] > 0) for c in (0, 1))
+            vals = {k: -_negamax(theirs, mine | 1 << k) for k in range(9) if not (mine | theirs) >> k & 1}
+            out.append(int(self.rng.choice([k for k, v in vals.items() if v == max(vals.values())])))
+        return torch.tensor(out), {}
+
+# %% ../../nbs/05h_data.battle.ipynb #a53a4373
+def _wins(board: np.ndarray, col: int) -> bool:
+    "Whether dropping a piece of plane 0 into column `col` of a Connect Four board `[6, 7, 2]` makes four in a row"
+    rows = np.flatnonzero(board[:, col].sum(-1) == 0)
+    if not len(rows): return False
+    b = board[..., 0].copy(); r0 = rows.max(); b[r0, col] = 1
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        run = 1
+        for sign in (1, -1):
+            r, c = r0 + sign * dr, col + sign * dc
+            while 0 <= r < 6 and 0 <= c < 7 and b[r, c]: run += 1; r, c = r + sign * dr, c + sign * dc
+        if run >= 4: return True
+    return False
+
+class ConnectFourLookahead(_Heuristic):
+    "Connect Four one move deep: win now if it can, else block the opponent's immediate win, else a random legal move"
+    def act(self,
+            obs: dict,                            # Connect Four boards `[B, 6, 7, 2]` and `action_mask` `[B, 7]`
+            deterministic: bool = False):         # ignored
+        out = []
+        for b, m in zip(self._board(obs, (6, 7, 2)), obs['action_mask'].cpu().numpy()):
+            legal = np.flatnonzero(m)
+            win = [c for c in legal if _wins(b, c)]
+            block = [c for c in legal if _wins(b[..., ::-1], c)]
+            out.append(int((win or block or [self.rng.choice(legal)])[0]))
+        return torch.tensor(out), {}
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
 def play_games(envs: list,                           # AEC envs of one two-player game

@@ -15,7 +15,8 @@ from fastcore.basics import patch
 from ..core import Step, Seeder, tree_map, tree_cat
 from ..loop import Loop
 from ..callback import Callback, Metrics
-from .gym import Collector, Rollout, find_collector
+from .gym import Collector, find_collector
+from .rollout import Rollout
 from .eval import EvalCallback, EvalResult, evaluate
 
 # %% auto #0

@@ -1,4 +1,4 @@
-"""Vector environments and the collectors that turn them into transitions or rollouts, with exact resume and env workers that fail loudly.
+"""Vector environments and the collector that turns them into transitions, with exact resume and env workers that fail loudly.
 
 Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
@@ -15,7 +15,7 @@ import gymnasium as gym
 import torchdata.nodes as tn
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.async_vector_env import _async_worker
-from ..core import Step, Seeder, tree_map, tree_stack, tree_leaves
+from ..core import Step, Seeder, tree_map
 from ..loop import Loop
 from ..callback import Callback, Metrics
 from ..agent import space_kind
@@ -24,8 +24,7 @@ from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'reset_envs',
-           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger', 'Rollout',
-           'RolloutCollector']
+           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -338,75 +337,6 @@ class EpisodeLogger(Callback):
     def on_env_restart(self):
         col = find_collector(self.learn)
         self.learn.metrics.log('env_restarts', col.restarts, col.env_step)
-
-# %% ../../nbs/05_data.gym.ipynb #d4290ede
-class Rollout(NamedTuple):
-    "T steps of N envs, with the agent's outputs and the bootstrap observation"
-    obs: Any                    # [T, N, O...] (a tree for Dict/Tuple spaces)
-    action: torch.Tensor        # [T, N] or [T, N, A]
-    reward: torch.Tensor        # [T, N]
-    terminated: torch.Tensor    # [T, N] bool
-    truncated: torch.Tensor     # [T, N] bool
-    valid: torch.Tensor         # [T, N] bool: False on auto-reset rows (not transitions)
-    episode_start: torch.Tensor # [T, N] bool: first step of an episode
-    extra: dict                 # the agent's [T, N, ...] outputs: logp, value, ...
-    next_obs: Any               # [N, O...]: the observation after the last step
-    state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
-    version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
-
-class RolloutCollector(Collector):
-    "Yields `Rollout`s of `n_steps` steps of all N envs"
-    def __init__(self,
-                 envs,                                 # a vector env (from `make_envs`)
-                 agent,                                # acts in them
-                 n_steps: int,                         # vector steps per rollout (T)
-                 seed: int = 0,                        # env i resets with seed + i
-                 cbs=(),                               # callbacks of the collector itself
-                 timeout: float = 10.0):               # seconds an async worker may take to answer
-        if n_steps < 1: raise ValueError(f'n_steps must be at least 1, got {n_steps}.')
-        self.n_steps = n_steps
-        super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
-
-# %% ../../nbs/05_data.gym.ipynb #be61b124
-@patch
-def _act(self: RolloutCollector) -> tuple:
-    "The agent's actions and info for the current observations"
-    return self.agent.act(self.obs)
-
-@patch
-def next(self: RolloutCollector) -> Rollout:
-    T, N = self.n_steps, self.n_envs
-    reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
-    terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
-    obs, act, extra, count_T = [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
-    count_T[0] = self.env_step
-    for t in range(T):
-        self('before_act'); a, info = self._act(); self('after_act')
-        a = a.cpu()
-        start_TN[t] = self.ep_len == 0   # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
-        e = self._env_step(a.numpy())
-        obs.append(self.obs); act.append(a)
-        extra.append({k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
-        reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
-        if e.valid is not None: valid_TN[t] = e.valid
-        self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-        count_T[t + 1] = self.env_step
-    keys = [k for k in extra[0] if all(k in e for e in extra[1:])]   # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
-    r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
-                tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs)
-    _screen_rollout(r, count_T)
-    return r
-
-def _screen_rollout(r: Rollout, count_T: np.ndarray):
-    "A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards (nothing downstream sees it)"
-    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N, ...]: row t arrived with the step before it
-    leaves = tree_leaves(obs_TN)
-    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i, x in enumerate(leaves)]
-    for name, x, shift in fields:
-        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
-        t, n = (int(i) for i in (~ok).nonzero()[0])
-        raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
-                         "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
 
 # %% ../../nbs/05_data.gym.ipynb #abd4f628
 @patch

@@ -12,7 +12,7 @@ from fastcore.basics import patch
 import torch
 import torchdata.nodes as tn
 from ..core import tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
-from ..data.gym import Rollout
+from ..data.rollout import Rollout
 from .samplers import UniformSampler
 from .experience_replay import Storage
 

@@ -19,7 +19,8 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, RecurrentAgent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
-from ...data.gym import Rollout, RolloutCollector, find_collector
+from ...data.gym import find_collector
+from ...data.rollout import Rollout, RolloutCollector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam
 from ...rl import RunConfig, RLLearner, flatten_obs, mlp, merge_moments, ObsNormalizer, run_envs, seeded_init, evaluator, collection

@@ -15,7 +15,7 @@ from torch import nn
 from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
 from ...learner import ModelLoss
 from ...agent import model_device, space_kind
-from ...data.gym import Rollout
+from ...data.rollout import Rollout
 from ...rl import RLLearner, flatten_obs, mlp, run_lstm, ObsNormalizer
 from .ppo import policy_selector, policy_logp_entropy, rollout_advantages, OnPolicyBatches, PPOConfig, ppo_learner
 

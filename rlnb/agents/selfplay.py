@@ -185,7 +185,7 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
     cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(6)
     envs = envs or make_game(env_id, cfg.n_envs)
     p = battle_players(envs[0])[0]
-    envs[0].reset(seed=0); ex, n = board_obs([envs[0].observe(p)]), int(envs[0].action_space(p).n)
+    envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
         net = BoardQNetwork(ex, n, cfg.hidden).to(cfg.device)
         return net, dqn_loss(cfg, net)

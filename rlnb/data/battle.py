@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 import numpy as np
+import gymnasium as gym
 import torch
 import torchdata.nodes as tn
 from ..core import Step, Seeder, rng_state, set_rng_state
@@ -37,13 +38,19 @@ def legal_random(mask_BA,                            # bool `[B, A]`: the legal 
     "A uniformly random legal move per row: the argmax of uniform noise over the legal moves"
     return torch.rand(mask_BA.shape, generator=gen).masked_fill(~mask_BA.bool().cpu(), -1.).argmax(1)
 
-def board_obs(obs: list                              # PettingZoo observations: dicts with `observation` and `action_mask`
+def board_obs(obs: list,                             # PettingZoo observations: dicts with `observation` and `action_mask`, or plain ones
+              n_actions: int | None = None,         # plain observations: the moves, all legal
+              space=None                            # plain observations: their space (a `Discrete` one becomes one-hot)
              ) -> dict:
-    "A batch of PettingZoo dict observations as tensors: `observation` float32, `action_mask` bool"
-    if not all(isinstance(o, dict) and {'observation', 'action_mask'} <= set(o) for o in obs):
-        raise ValueError("Battles need PettingZoo's dict observations with 'observation' and 'action_mask' (as the classic games give).")
-    return dict(observation=torch.as_tensor(np.stack([o['observation'] for o in obs]), dtype=torch.float32),
-                action_mask=torch.as_tensor(np.stack([o['action_mask'] for o in obs])).bool())
+    "A batch of PettingZoo observations as tensors: `observation` float32, `action_mask` bool (all moves legal where the game gives no mask)"
+    if all(isinstance(o, dict) and {'observation', 'action_mask'} <= set(o) for o in obs):
+        return dict(observation=torch.as_tensor(np.stack([o['observation'] for o in obs]), dtype=torch.float32),
+                    action_mask=torch.as_tensor(np.stack([o['action_mask'] for o in obs])).bool())
+    if n_actions is None or any(isinstance(o, dict) for o in obs):
+        raise ValueError("Battles need PettingZoo's dict observations with 'observation' and 'action_mask' (as the classic games give), or plain observations with n_actions, every move legal.")
+    x = np.stack([np.asarray(o) for o in obs])
+    if isinstance(space, gym.spaces.Discrete): x = np.eye(int(space.n), dtype=np.float32)[x.astype(np.int64) - int(space.start)]
+    return dict(observation=torch.as_tensor(x, dtype=torch.float32), action_mask=torch.ones(len(obs), n_actions, dtype=torch.bool))
 
 # %% ../../nbs/05h_data.battle.ipynb #be808d35
 class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
@@ -96,10 +103,16 @@ class BattleCollector(Collector):
                  negamax: bool = False,                # self-play only: every move is a transition ending at the opponent's turn, seen from its side
                  cbs=()):                              # callbacks of the collector itself
         self.envs, self.agent, self.opponent, self.seed, self.seat, self.deterministic, self.negamax = list(envs), learner, opponent, seed, seat, deterministic, negamax
+        if any(not hasattr(e, 'last') for e in self.envs):   # a parallel env (no `last`): its players choose in turn, the moves apply when both have
+            from pettingzoo.utils.conversions import parallel_to_aec
+            self.envs = [e if hasattr(e, 'last') else parallel_to_aec(e) for e in self.envs]
         if negamax and opponent is not None: raise ValueError('negamax transitions are for self-play, where the next player is the learner too: pass opponent=None, or negamax=False to learn against an opponent.')
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
         self.players = battle_players(self.envs[0])
         if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
+        e, p = self.envs[0], self.players[0]
+        if not isinstance(e.action_space(p), gym.spaces.Discrete): raise ValueError(f'Battles are over discrete moves, and this game\'s are {e.action_space(p)}.')
+        self._n, self._space = int(e.action_space(p).n), e.observation_space(p)
         if seat not in (None, 0, 1): raise ValueError(f'seat must be 0 (first), 1 (second) or None (alternate), got {seat!r}.')
         self.n_envs, self.env_ids, self.quota = len(self.envs), torch.arange(len(self.envs)), None   # quota: games per env (None: no end)
         self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
@@ -114,7 +127,7 @@ def _check_players(self: BattleCollector):
     "Each player acts once on this game's first observation (states kept): one that cannot is refused now, naming the game"
     e, p = self.envs[0], self.players[0]
     e.reset(seed=self.seed)
-    obs = e.observe(p); self._empty = {k: v[:0] for k, v in board_obs([obs]).items()}
+    obs = e.observe(p); board = self._board([obs]); self._empty = {k: v[:0] for k, v in board.items()}
     opponents = getattr(self.opponent, 'agents', [self.opponent]) if hasattr(self.opponent, 'pick') else [self.opponent]   # a pool: each of its agents
     for name, a in (('learner', self.agent), *(('opponent', o) for o in opponents)):
         if a is None: continue
@@ -122,8 +135,8 @@ def _check_players(self: BattleCollector):
         if space is not None and space != e.observation_space(p):
             raise ValueError(f"The {name} observes {space} and this game's players observe {e.observation_space(p)}: give it an agent made for this game.")
         st = a.state_dict() if hasattr(a, 'state_dict') else None
-        try: a.act(board_obs([obs]), deterministic=True)
-        except Exception as err: raise ValueError(f"The {name} cannot act on this game's observations (board {tuple(obs['observation'].shape)}, {len(obs['action_mask'])} moves): {err}") from err
+        try: a.act(board, deterministic=True)
+        except Exception as err: raise ValueError(f"The {name} cannot act on this game's observations (board {tuple(board['observation'].shape[1:])}, {self._n} moves): {err}") from err
         finally:
             if st is not None: a.load_state_dict(st)
 
@@ -136,7 +149,9 @@ def _new_game(self: BattleCollector, i: int):
     self.opp[i] = self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent
     self.seat_of[i], self.pending[i], self.ret[i], self.plies[i] = seat, {}, dict.fromkeys(self.players, 0.), 0
 
-BattleCollector._check_players, BattleCollector._new_game = _check_players, _new_game
+def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self._n, self._space)
+
+BattleCollector._check_players, BattleCollector._new_game, BattleCollector._board = _check_players, _new_game, _board
 
 # %% ../../nbs/05h_data.battle.ipynb #41fd9a2e
 def _reset(self: BattleCollector, initial_state: dict | None = None):
@@ -195,7 +210,7 @@ def _next(self: BattleCollector) -> Step:
         groups.setdefault(id(a), (a, []))[1].append(t)
     for a, group in groups.values():
         if not group: continue
-        acts, _ = a.act(board_obs([o for _, _, o in group]), deterministic=self.deterministic)
+        acts, _ = a.act(self._board([o for _, _, o in group]), deterministic=self.deterministic)
         for (i, p, o), m in zip(group, acts.tolist()):
             moves[i] = m
             if a is self.agent and not self.negamax: self.pending[i][p] = (o, m)
@@ -205,7 +220,7 @@ def _next(self: BattleCollector) -> Step:
     self.vector_step += 1; self.env_step += len(rows)
     if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.int64))
     o, m, r, o2, te, tr, i = zip(*rows)
-    return Step(board_obs(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), board_obs(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i))
+    return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i))
 
 BattleCollector._answer, BattleCollector.next = _answer, _next
 BattleCollector.close = lambda self: [e.close() for e in self.envs] and None

@@ -25,7 +25,7 @@ from .runs import prepare_out, newest_checkpoint, run_summary, check_device, che
 from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, run_meta, preset_of, parse_settings
 
 # %% auto #0
-__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'eval_checkpoint', 'parser', 'main']
+__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -233,6 +233,12 @@ def _loaded(path, env: str | None = None):
             warnings.filterwarnings('ignore', message='.*has state for callback')
             learn.load(path)
         yield learn
+
+def load_agent(path,                                 # a checkpoint written by `rlnb train`
+               env: str | None = None                # repeat its env id (to confirm a `module:Env-v0`)
+              ):
+    "The greedy agent saved in checkpoint `path`, ready to act: an opponent for `play_games`, or a policy to run (`act(obs, deterministic=True)`)"
+    with _loaded(path, env) as learn: return learn.evaluator.eval_agent
 
 _OPPONENTS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # `rlnb eval --opponent NAME`
 

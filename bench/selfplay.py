@@ -10,11 +10,14 @@ Connect Four (--game connect_four_v3): the strong player is `ConnectFourLookahea
 else block the opponent's immediate win, else a random legal move); the JSON reports the lowest win rate and the highest
 loss rate over the seeds against it, per seat.
 
+--set changes SelfPlayConfig fields: pool=5 plays against past snapshots, rival=true trains two networks against each
+other (the first network is the one measured).
+
 Seeds run in --workers processes (one torch thread each). Ends with one JSON line with `seeds`, `steps`,
 `min_nonloss_first_vs_random`, `min_nonloss_second_vs_random` and `min_draw_vs_minimax` (tic-tac-toe: the lowest over
 the seeds of the draw rate over both seats; Connect Four: the lookahead rates instead), and the per-seed rows.
 
-    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set pool=5 ...]
+    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set pool=5 | --set rival=true]
     python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
 """
 import argparse, json, time

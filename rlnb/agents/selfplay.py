@@ -1,4 +1,4 @@
-"""DQN that learns a two-player board game by playing itself: one masked Q-network in both seats with the negamax target, or against a pool of its own past snapshots; evaluated in greedy games against a random player from each seat.
+"""DQN that learns a two-player board game by playing itself: one masked Q-network in both seats with the negamax target, against a pool of its own past snapshots, or two networks learning against each other; evaluated in greedy games against a random player from each seat.
 
 Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 
@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Seeder, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
+from ..core import Step, Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -27,7 +27,7 @@ from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, _algo_cbs
 
 # %% auto #0
 __all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig',
-           'SnapshotPool', 'SnapshotCallback', 'selfplay_learner']
+           'SnapshotPool', 'SnapshotCallback', 'SplitReplay', 'selfplay_learner']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
@@ -103,6 +103,7 @@ class SelfPlayConfig(DQNConfig):
     "DQN's hyperparameters for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes` is games per seat)"
     pool: int = 0                 # 0: one network in both seats with negamax targets; k > 0: against a pool of its last k snapshots, from its own seat
     snapshot_every: int = 10_000  # transitions between snapshots into the pool (pool > 0)
+    rival: bool = False           # a second network of its own learns against the first (each its own replay and optimizer), instead of self-play
     total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
@@ -130,7 +131,10 @@ def __post_init__(self: SelfPlayConfig):
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('runners', self.runners == 0, 'the games are played in this process'), ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
+    if self.rival and self.pool: raise ValueError(f'SelfPlayConfig.rival plays two learning networks against each other, and pool = {self.pool} plays one against its snapshots: choose one (pool=0, or rival=False).')
+    if self.rival and (self.replay_monitor or self.max_use or self.max_age): raise ValueError('SelfPlayConfig.rival keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or rival=False.')
 
+# %% ../../nbs/13_agents.selfplay.ipynb #b06b91e4
 @patch
 def unused(self: SelfPlayConfig,
            names                           # field names a user set
@@ -172,6 +176,56 @@ class SnapshotCallback(Callback):
     def state_dict(self) -> dict: return {'pool': self.pool.state_dict(), 'next_at': self.next_at}
     def load_state_dict(self, state: dict): self.pool.load_state_dict(state['pool']); self.next_at = state['next_at']; return self
 
+# %% ../../nbs/13_agents.selfplay.ipynb #3b026010
+class SplitReplay:
+    "One replay per learner of a battle (`BattleCollector(opponent_learns=True)`): each row goes to the replay `step.info[key]` names, and a sample is a batch from each"
+    def __init__(self,
+                 replays: list,                        # replay k stores the rows whose `info[key]` is k
+                 key: str = 'player'):                 # the `Step.info` entry that names the learner
+        self.replays, self.key = list(replays), key
+        if len(self.replays) < 2: raise ValueError(f'SplitReplay routes rows to two or more replays, got {len(self.replays)}: with one learner, use its replay alone.')
+    bs = property(lambda self: self.replays[0].bs)
+    capacity = property(lambda self: sum(r.capacity for r in self.replays))
+    def __len__(self) -> int: return sum(map(len, self.replays))   # every learner's rows: `learning_starts` counts all transitions
+
+    def _part(self, step: Step, k: int) -> Step:
+        "The rows of `step` that are learner k's, without the tag"
+        rows = step.info[self.key] == k
+        info = {n: v[rows] for n, v in step.info.items() if n != self.key} or None
+        return tree_map(lambda t: t[rows], step._replace(info=None))._replace(info=info)
+
+    def extend(self,
+               steps: list):                          # collector items, each row tagged in `info[key]`
+        "Store each row in its learner's replay (one write per replay)"
+        for s in steps:
+            whose = (s.info or {}).get(self.key)
+            if whose is None: raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(opponent_learns=True).")
+            if len(whose) and not 0 <= int(whose.min()) <= int(whose.max()) < len(self.replays):
+                raise ValueError(f"Step.info['{self.key}'] names learner {int(whose.max()) if int(whose.min()) >= 0 else int(whose.min())}, and this SplitReplay has replays 0 to {len(self.replays) - 1}: give one replay per learner.")
+        for k, r in enumerate(self.replays):
+            parts = [p for p in (self._part(s, k) for s in steps) if len(p.reward)]
+            if parts: r.extend(parts)
+
+    def clear(self): [r.clear() for r in self.replays]; return self
+    def state_dict(self) -> dict: return {'replays': [r.state_dict() for r in self.replays]}
+    def load_state_dict(self, state: dict): [r.load_state_dict(s) for r, s in zip(self.replays, state['replays'])]; return self
+
+# %% ../../nbs/13_agents.selfplay.ipynb #6f03aa48
+@patch
+def add(self: SplitReplay,
+        step: Step):                                  # a collector item
+    "Store one collector item, each row in its learner's replay"
+    self.extend([step])
+
+@patch
+def sample(self: SplitReplay,
+           bs: int | None = None,                     # transitions per learner (default `self.bs`)
+           sample_range: slice | None = None          # each replay draws only among these of its rows, oldest first
+          ) -> tuple:
+    "A `ReplayBatch` from each replay, in learner order"
+    if empty := [k for k, r in enumerate(self.replays) if not len(r)]: raise ValueError(f'Learner {empty[0]} has no transitions to sample yet: start learning later (learning_starts).')
+    return tuple(r.sample(bs, sample_range) for r in self.replays)
+
 # %% ../../nbs/13_agents.selfplay.ipynb #32148458
 def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two-player game
                      cfg: SelfPlayConfig | None = None,   # every hyperparameter (default `SelfPlayConfig()`)
@@ -181,8 +235,8 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
                      envs=None,                        # AEC envs to train on instead of `make_game(env_id, cfg.n_envs)`
                      eval_envs=None                    # AEC envs to evaluate on instead of `make_game(env_id, cfg.eval_envs)`
                     ) -> RLLearner:
-    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, or against a pool of snapshots (`cfg.pool`)"
-    cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(6)
+    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, against a pool of snapshots (`cfg.pool`), or two networks against each other (`cfg.rival`)"
+    cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(9)
     envs = envs or make_game(env_id, cfg.n_envs)
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
@@ -190,13 +244,23 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
         net = BoardQNetwork(ex, n, cfg.hidden).to(cfg.device)
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
-    agent = Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int()))
+    def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
+        return Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps) // share)), seed=seed))
+    agent, model = explorer(net, seeds[1].int(), 2 if cfg.rival else 1), net
     pool = SnapshotPool(net, n, cfg.pool, seed=seeds[5].int() % 2**31) if cfg.pool else None
-    if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
-    col = BattleCollector(envs, agent, pool, seed=seeds[2].int() % 2**31, negamax=pool is None)
-    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
+    if cfg.rival:   # a second network of its own, with its own replay, loss and optimizer
+        net2, loss2 = seeded_init(seeds[6].int(), build)
+        rival, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
+        col = BattleCollector(envs, agent, rival, seed=seeds[2].int() % 2**31, opponent_learns=True)
+        replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
+    else:
+        if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
+        col = BattleCollector(envs, agent, pool, seed=seeds[2].int() % 2**31, negamax=pool is None)
+        replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = BattleEvalCallback(eval_envs or make_game(env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
-    losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
+    pick = (lambda k: (lambda b: b[k])) if cfg.rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
+    nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if cfg.rival else [(net, loss, 'loss')]
+    losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
     extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, None), *monitor_cbs, *extra, *cbs], progress)
+    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in _algo_cbs(cfg, l, None)), *monitor_cbs, *extra, *cbs], progress)

@@ -101,12 +101,15 @@ class BattleCollector(Collector):
                  seat: int | None = None,              # the learner's seat, 0 (moves first) or 1; None: alternate game by game, first in game 0
                  deterministic: bool = False,          # both players act greedily (evaluation)
                  negamax: bool = False,                # self-play only: every move is a transition ending at the opponent's turn, seen from its side
+                 opponent_learns: bool = False,        # the opponent learns too: its transitions come as well, `Step.info['player']` 0 (learner's) or 1 (opponent's)
                  cbs=()):                              # callbacks of the collector itself
-        self.envs, self.agent, self.opponent, self.seed, self.seat, self.deterministic, self.negamax = list(envs), learner, opponent, seed, seat, deterministic, negamax
+        self.envs, self.agent, self.opponent, self.seed, self.seat = list(envs), learner, opponent, seed, seat
+        self.deterministic, self.negamax, self.opponent_learns = deterministic, negamax, opponent_learns
         if any(not hasattr(e, 'last') for e in self.envs):   # a parallel env (no `last`): its players choose in turn, the moves apply when both have
             from pettingzoo.utils.conversions import parallel_to_aec
             self.envs = [e if hasattr(e, 'last') else parallel_to_aec(e) for e in self.envs]
         if negamax and opponent is not None: raise ValueError('negamax transitions are for self-play, where the next player is the learner too: pass opponent=None, or negamax=False to learn against an opponent.')
+        if opponent_learns and (opponent is None or hasattr(opponent, 'pick')): raise ValueError('opponent_learns needs one opponent agent of its own: in self-play (opponent=None) the learner already learns from both seats, and a pool\'s members do not learn.')
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
         self.players = battle_players(self.envs[0])
         if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
@@ -160,6 +163,7 @@ def _reset(self: BattleCollector, initial_state: dict | None = None):
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
     self.start_step, self.restarted = self.env_step, initial_state is not None   # AEC games cannot be snapshotted: a resumed collector starts new games
     if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
+    if 'opponent' in st: self.opponent.load_state_dict(st['opponent'])
     n = self.n_envs
     self.games, self.done = [0] * n, [False] * n
     self.learning, self.opp, self.seat_of, self.pending, self.ret, self.plies = [None] * n, [None] * n, [0] * n, [None] * n, [None] * n, [0] * n
@@ -170,6 +174,7 @@ def _reset(self: BattleCollector, initial_state: dict | None = None):
 def _get_state(self: BattleCollector) -> dict:
     st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes)
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
+    if self.opponent_learns and hasattr(self.opponent, 'state_dict'): st['opponent'] = self.opponent.state_dict()
     return st
 
 def _end(self: BattleCollector, i: int):
@@ -194,13 +199,13 @@ def _answer(self: BattleCollector, e, p: str) -> tuple:
     return r, e.observe(q), bool(e.terminations[p]), bool(e.truncations[p])
 
 def _next(self: BattleCollector) -> Step:
-    rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env); moves due (env, player, obs)
+    rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env, 0 learner's or 1 opponent's); moves due (env, player, obs)
     for i, e in enumerate(self.envs):
         while not self.done[i]:
             p = e.agent_selection
             obs, r, term, trunc, _ = e.last()
             self.ret[i][p] += r
-            if p in self.pending[i]: rows.append((*self.pending[i].pop(p), r, obs, term, trunc, i))   # its move was answered
+            if p in self.pending[i]: rows.append((*self.pending[i].pop(p), r, obs, term, trunc, i, int(p not in self.learning[i])))   # its move was answered
             if not (term or trunc): turns.append((i, p, obs)); break
             e.step(None)
             if not e.agents: self._end(i)
@@ -213,14 +218,16 @@ def _next(self: BattleCollector) -> Step:
         acts, _ = a.act(self._board([o for _, _, o in group]), deterministic=self.deterministic)
         for (i, p, o), m in zip(group, acts.tolist()):
             moves[i] = m
-            if a is self.agent and not self.negamax: self.pending[i][p] = (o, m)
+            if (a is self.agent or self.opponent_learns) and not self.negamax: self.pending[i][p] = (o, m)
     for i, p, o in turns:
         self.envs[i].step(moves[i]); self.plies[i] += 1
-        if self.negamax: rows.append((o, moves[i], *self._answer(self.envs[i], p), i))
+        if self.negamax: rows.append((o, moves[i], *self._answer(self.envs[i], p), i, 0))
     self.vector_step += 1; self.env_step += len(rows)
-    if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.int64))
-    o, m, r, o2, te, tr, i = zip(*rows)
-    return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i))
+    if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool),
+                             torch.zeros(0, dtype=torch.int64), info={'player': torch.zeros(0, dtype=torch.int64)} if self.opponent_learns else None)
+    o, m, r, o2, te, tr, i, who = zip(*rows)
+    return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i),
+                info={'player': torch.tensor(who)} if self.opponent_learns else None)
 
 BattleCollector._answer, BattleCollector.next = _answer, _next
 BattleCollector.close = lambda self: [e.close() for e in self.envs] and None

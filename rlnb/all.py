@@ -31,6 +31,8 @@ from .memory.experience_replay import *
 from .memory.sequence import *
 from .memory.monitor import *
 from .memory.episode import *
+
+# %% ../nbs/99_all.ipynb #d369f60a
 from .rl import *
 from .targets import *
 from .continuous import *

@@ -250,9 +250,8 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -
             other = stack.enter_context(_loaded(opponent))
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
-        envs = make_game(meta['env'], min(8, games))
+        envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
         res = play_games(envs, agent, opp, games, seed=seed)
-        [e.close() for e in envs]
     return dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
                 mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
 

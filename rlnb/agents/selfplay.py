@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -196,15 +196,13 @@ class SplitReplay:
 
     def extend(self,
                steps: list):                          # collector items, each row tagged in `info[key]`
-        "Store each row in its learner's replay (one write per replay)"
-        for s in steps:
-            whose = (s.info or {}).get(self.key)
-            if whose is None: raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(opponent_learns=True).")
-            if len(whose) and not 0 <= int(whose.min()) <= int(whose.max()) < len(self.replays):
-                raise ValueError(f"Step.info['{self.key}'] names learner {int(whose.max()) if int(whose.min()) >= 0 else int(whose.min())}, and this SplitReplay has replays 0 to {len(self.replays) - 1}: give one replay per learner.")
+        "Store each row in its learner's replay (the items joined first: one write per replay)"
+        if any(self.key not in (s.info or {}) for s in steps): raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(opponent_learns=True).")
+        step = steps[0] if len(steps) == 1 else tree_cat(steps)
+        bad = step.info[self.key][(step.info[self.key] < 0) | (step.info[self.key] >= len(self.replays))]
+        if len(bad): raise ValueError(f"Step.info['{self.key}'] names learner {int(bad[0])}, and this SplitReplay has replays 0 to {len(self.replays) - 1}: give one replay per learner.")
         for k, r in enumerate(self.replays):
-            parts = [p for p in (self._part(s, k) for s in steps) if len(p.reward)]
-            if parts: r.extend(parts)
+            if len((part := self._part(step, k)).reward): r.add(part)
 
     def clear(self): [r.clear() for r in self.replays]; return self
     def state_dict(self) -> dict: return {'replays': [r.state_dict() for r in self.replays]}

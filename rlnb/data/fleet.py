@@ -116,9 +116,7 @@ def collect(self: Runner,
              draws: int | None,                        # the fleet's count of exploration draws (an ε schedule's clock), or None
              steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
     "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended"
-    if version != self.version:
-        _load_weights(self.col.agent.model, weights)
-        self.version = version
+    if version != self.version: _load_weights(self.col.agent.model, weights); self.version = version
     sel = self.col.agent.selector
     if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
     d0, e0, items = getattr(sel, 'env_step', 0), self.col.env_step, []

@@ -21,7 +21,7 @@ from .callback import Callback, Metrics
 from .fast import clip_grad_norm
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'source_loops', 'stop_on_sigint']
+__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'source_loops', 'stop_on_signals']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -205,6 +205,7 @@ def _fit(self: Learner):
                 raise CancelFitException()
     except KeyboardInterrupt:
         self.interrupted = self.mid_batch = True
+        self.stop_reason = self.stop_request or 'interrupted'   # the signal that asked first, or a plain Ctrl-C
         raise CancelFitException() from None
 
 @patch
@@ -333,17 +334,20 @@ def load(self: Learner,
     return self
 
 # %% ../nbs/03_learner.ipynb #fda8cdfd
+_STOP_REASONS = {signal.SIGINT: 'interrupted', signal.SIGTERM: 'terminated'}
+
 @contextmanager
-def stop_on_sigint(learn: Learner):                      # the learner whose fit a Ctrl-C should stop
-    "Within: the first SIGINT calls `learn.request_stop()`, a second raises `KeyboardInterrupt` at once (main thread only)"
+def stop_on_signals(learn: Learner):                     # the learner whose fit a Ctrl-C or SIGTERM should stop
+    "Within: the first SIGINT or SIGTERM calls `learn.request_stop('interrupted' | 'terminated')`, a second raises `KeyboardInterrupt` at once (main thread only)"
     if threading.current_thread() is not threading.main_thread(): yield learn; return
     def handler(sig, frame):
-        if learn.stop_request is None: learn.request_stop('interrupted'); return
-        signal.signal(signal.SIGINT, prev)
-        raise KeyboardInterrupt('second Ctrl-C: aborted at once')
-    prev = signal.signal(signal.SIGINT, handler)
+        if learn.stop_request is None: learn.request_stop(_STOP_REASONS[sig]); return
+        for s, h in prev.items(): signal.signal(s, h)
+        raise KeyboardInterrupt(f'second {signal.Signals(sig).name}: aborted at once')
+    prev = {s: signal.signal(s, handler) for s in _STOP_REASONS}
     try: yield learn
-    finally: signal.signal(signal.SIGINT, prev)
+    finally:
+        for s, h in prev.items(): signal.signal(s, h)
 
 # %% ../nbs/03_learner.ipynb #f2035aaf
 @patch

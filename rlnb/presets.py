@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError
+from .runs import check_seed
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig, dqn_learner
 from .agents.dqn.recurrent import DRQNConfig, drqn_learner
@@ -20,8 +21,8 @@ from .agents.td3 import TD3Config, td3_learner
 from .agents.selfplay import SelfPlayConfig, selfplay_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset', 'run_meta',
-           'preset_of', 'parse_settings']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset',
+           'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 _BUILDERS = {DQNConfig: dqn_learner, DRQNConfig: drqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
@@ -131,12 +132,24 @@ def run_meta(p: Preset,                            # the preset the run trains
     "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
     return dict(algo=p.algo, env=p.env, seed=seed, config=asdict(p.cfg))
 
+def _what(x) -> str:
+    "What a JSON document holds, in a few words: 'null', 'a list', 'an object with keys a, b'"
+    if x is None: return 'null'
+    if isinstance(x, dict): return f"an object with keys {', '.join(map(str, x)) or 'none'}"
+    return {list: 'a list', str: 'a string', bool: 'a boolean'}.get(type(x), 'a number')
+
 def preset_of(meta: dict,                           # a checkpoint's meta, or a config.json's contents
               where                                 # the file, for messages
              ) -> Preset:
     "The preset a run's `meta` (or `config.json`) describes: its algorithm and environment with exactly its config"
-    if not {'algo', 'env', 'seed', 'config'} <= meta.keys():
-        raise CheckpointError(f"'{where}' does not hold a run's identity (algo, env, seed, config): was it written by this version of `rlnb train`?")
+    if not isinstance(meta, dict) or not {'algo', 'env', 'seed', 'config'} <= meta.keys():
+        raise CheckpointError(f"'{where}' does not hold a run's identity (a JSON object with algo, env, seed and config; it holds {_what(meta)}): "
+                              "give a config.json or checkpoint written by `rlnb train`.")
+    bad = [f"{k} {meta[k]!r} ({want})" for k, ok, want in (('algo', isinstance(meta['algo'], str), 'a name'), ('env', isinstance(meta['env'], str) and meta['env'].strip(), 'an id'),
+                                                          ('config', isinstance(meta['config'], dict), 'an object of hyperparameters')) if not ok]
+    if bad: raise CheckpointError(f"'{where}' holds a broken run identity: {'; '.join(bad)}. Give a config.json written by `rlnb train`, or fix the file.")
+    try: check_seed(meta['seed'])
+    except ValueError as e: raise CheckpointError(f"'{where}': {str(e).replace('--seed', 'seed', 1)}") from None
     base = get_preset(meta['algo'])
     return Preset(meta['algo'], meta['env'], with_changes(base.cfg, meta['config'], meta['algo']), base.summary)
 
@@ -174,3 +187,38 @@ def parse_settings(cfg: RunConfig,                       # the config whose fiel
             what, eg = _KINDS.get(kinds[name].replace(' | None', ''), ('a value', ''))
             raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kinds[name] else ''} (e.g. --set {name}={eg}), not {text!r}.") from None
     return out
+
+# %% ../nbs/19b_presets.ipynb #c7463c80
+MAX_ENVS = 1024   # envs one process steps: more go over runners
+
+def min_steps(cfg: RunConfig                         # an algorithm's config
+             ) -> int:
+    "The smallest `total_steps` whose budget buys `cfg` at least one learner step (its own `n_batches`, searched by doubling, then halving)"
+    buys = lambda n: replace(cfg, total_steps=n).n_batches() >= 1
+    hi = 1
+    while not buys(hi):
+        hi *= 2
+        if hi > 2**62: raise ValueError(f'No budget buys {type(cfg).__name__} a learner step: check its schedule (learning_starts, train_every).')
+    lo = hi // 2   # does not buy one (or is 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if buys(mid) else (mid, hi)
+    return hi
+
+# %% ../nbs/19b_presets.ipynb #1c3fe6e6
+def check_budget(cfg: RunConfig,                     # the config a run will train
+                 algo: str = ''                      # the algorithm's name, for messages
+                ):
+    "Refuse a config that cannot train as asked: more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
+    name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.runners, 1)
+    if per > MAX_ENVS:
+        raise ValueError(f"--n-envs {cfg.n_envs:,}: {per:,} envs in one process, and rlnb allows {MAX_ENVS:,} (a process steps its envs one after another, each with its own state): "
+                         f"use fewer, or spread them over --runners (each runner is a process).")
+    T = getattr(cfg, 'n_steps', 1)
+    if cfg.n_envs * T > cfg.total_steps:
+        rows = f'{cfg.n_envs:,} envs x {T} steps' if T > 1 else f'{cfg.n_envs:,} envs'
+        raise ValueError(f"{name}: one round of collection ({rows}) is {cfg.n_envs * T:,} env steps, more than the budget of {cfg.total_steps:,}: "
+                         f"lower --n-envs, or raise --steps to at least {cfg.n_envs * T:,}.")
+    if cfg.n_batches() < 1:
+        why = f' (learning starts after {cfg.learning_starts:,} transitions)' if hasattr(cfg, 'learning_starts') else ''
+        raise ValueError(f"{name}: --steps {cfg.total_steps:,} buys no update{why}: the smallest budget that trains is {min_steps(cfg):,} env steps.")

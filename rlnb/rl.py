@@ -27,8 +27,8 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['flatten_obs', 'mlp', 'run_lstm', 'merge_moments', 'ObsNormalizer', 'RunConfig', 'off_policy_batches',
-           'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback', 'RLLearner', 'run_envs', 'seeded_init',
-           'evaluator', 'runner_agent', 'collection']
+           'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner',
+           'run_envs', 'seeded_init', 'evaluator', 'runner_agent', 'collection']
 
 # %% ../nbs/07_rl.ipynb #98964b01
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -229,6 +229,13 @@ class StopWhenSolvedCallback(Callback):
             self.learn.stop_reason = f'solved at env step {self.learn.evaluator.solved_at}'
             raise CancelFitException()
 
+# %% ../nbs/07_rl.ipynb #1bdca01e
+class FinalEvalCallback(Callback):
+    "Evaluate the final weights at the run's last env step, in the batch that spends the budget of `learn.cfg` (a repeat of a scheduled evaluation is skipped)"
+    order = 21   # after the scheduled evaluation (20); before the best checkpoint (25) and the checkpoints (90)
+    def after_batch(self):
+        if self.learn.opt_step == self.learn.cfg.n_batches(): self.learn.evaluator.final(self.learn.env_step)
+
 # %% ../nbs/07_rl.ipynb #ed4daa98
 class RLLearner(Learner):
     "A `Learner` that declares its config, collector, agent and evaluator, and trains to the config's budget of env steps"
@@ -243,7 +250,7 @@ class RLLearner(Learner):
                  cbs=(),                       # the algorithm's callbacks, then the user's
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
-        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, *getattr(collector, 'learner_cbs', list)()]
+        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), *getattr(collector, 'learner_cbs', list)()]
         tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback()] if progress else [])
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
@@ -314,5 +321,5 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
     envs.close()
     col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
                        mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
-                       max_staleness=cfg.max_staleness, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed)
+                       max_staleness=cfg.max_staleness, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

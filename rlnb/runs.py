@@ -1,4 +1,4 @@
-"""Run directories that never lose data: what a directory holds, refusing to train over a run, moving one aside, the newest checkpoint that loads, and checks of what a command line asks for.
+"""Run directories that never lose data: what a directory holds, one writer at a time, refusing to train over a run, moving one aside, undoing a failed start, the newest checkpoint that loads, and checks of what a command line asks for.
 
 Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 
@@ -6,15 +6,17 @@ Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 
 # %% ../nbs/19_runs.ipynb #68cea39c
 from __future__ import annotations
-import json, os, tempfile
+import contextlib, json, os, shutil
 from pathlib import Path
 import torch
 import gymnasium as gym
+from filelock import FileLock, Timeout
 from .core import load_checkpoint, CheckpointError
 from .callback import checkpoints
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'run_summary', 'describe_run', 'move_aside', 'prepare_out', 'newest_checkpoint', 'check_device',
+__all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'run_summary', 'describe_run', 'RunBusyError', 'lock_run', 'check_free',
+           'move_aside', 'check_out', 'claimed_out', 'newest_checkpoint', 'set_aside', 'check_device', 'check_seed',
            'check_env_id', 'confirm_saved_env', 'RunInterrupted']
 
 # %% ../nbs/19_runs.ipynb #725da498
@@ -42,6 +44,41 @@ def describe_run(d                                     # a run directory
     if summary: return f"{what}, finished at env step {summary['env_steps']:,}"
     return f"{what}, {len(ck)} checkpoint{'s' if len(ck) != 1 else ''}" + (f", newest {ck[-1].name}" if ck else '')
 
+# %% ../nbs/19_runs.ipynb #7ba49a99
+LOCK_FILE = '.lock'   # in a run directory: held by its writer
+
+class RunBusyError(ValueError):
+    "Another process holds the lock of a run directory"
+
+def _holder(d: Path) -> str:
+    "'pid N' of the process that holds the lock of `d`, as it wrote it ('another process' if unreadable)"
+    try: return f"pid {int((d/LOCK_FILE).read_text().split()[0])}"
+    except (OSError, ValueError, IndexError): return 'another process'
+
+def _acquire(d: Path) -> FileLock:
+    "The lock of run directory `d`, taken now (no waiting), or `RunBusyError`"
+    lock = FileLock(d/LOCK_FILE, timeout=0)
+    try: lock.acquire()
+    except Timeout:
+        raise RunBusyError(f"'{d}' is being written by another rlnb process ({_holder(d)}); a run directory has one writer: "
+                           "wait for that run to end or stop it (Ctrl-C), or choose another --out.") from None
+    return lock
+
+# %% ../nbs/19_runs.ipynb #a174f391
+def lock_run(d                                      # an existing run directory
+            ) -> FileLock:
+    "Take the lock of run directory `d` for this process and write its pid into it; `RunBusyError` if another process holds it. Release with `.release()`"
+    d = Path(d)
+    lock = _acquire(d)
+    (d/LOCK_FILE).write_text(f'{os.getpid()}\n')
+    return lock
+
+def check_free(d                                    # a directory that may be a run being written
+              ):
+    "Refuse `d` (`RunBusyError`) if another process is writing it; creates nothing, changes nothing"
+    d = Path(d)
+    if (d/LOCK_FILE).exists(): _acquire(d).release()
+
 # %% ../nbs/19_runs.ipynb #6b4c2afb
 def move_aside(d                                     # a run directory, renamed to the first free `d.old-N`
               ) -> Path:
@@ -53,23 +90,58 @@ def move_aside(d                                     # a run directory, renamed 
     os.rename(d, new)
     return new
 
-def prepare_out(out,                                  # the run directory to train into
-                overwrite: bool = False               # move a run already there aside instead of refusing
-               ) -> Path | None:
-    "Make `out` ready for a new run: refuse (or, with `overwrite`, move aside) a run already there; check it is a writable directory. Returns where an old run went"
-    out, moved = Path(out), None
+def _writable_above(out: Path):
+    "Refuse an `out` under a file, or under a folder this process cannot write into: the nearest existing path above decides"
+    p = out
+    while not p.exists() and p != p.parent: p = p.parent
+    if not p.is_dir(): raise ValueError(f"--out '{out}' cannot be written ('{p}' is a file): choose a directory you can write to.")
+    if not os.access(p, os.W_OK | os.X_OK): raise ValueError(f"--out '{out}' cannot be written (no write permission on '{p}'): choose a directory you can write to.")
+
+# %% ../nbs/19_runs.ipynb #ab070893
+def check_out(out,                                   # the run directory to train into
+              overwrite: bool = False                # a run already there is to be moved aside
+             ) -> str | None:
+    "Refuse, creating nothing, an `out` that cannot take a new run; returns the run found there (which `overwrite` moves aside), or None"
+    out = Path(out)
     if out.exists() and not out.is_dir(): raise ValueError(f"--out '{out}' is a file, not a directory: choose another --out.")
+    check_free(out)
     found = describe_run(out)
     if found and not overwrite:
         raise ValueError(f"'{out}' already holds a run ({found}): continue it with `rlnb train --resume {out}`, "
                          f"choose another --out, or pass --overwrite to move it aside to '{out}.old-N' and start afresh.")
-    if found: moved = move_aside(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=out).close()   # a probe: can files be made here?
-    except OSError as e:
-        raise ValueError(f"--out '{out}' cannot be written ({e.strerror or e}): choose a directory you can write to.") from e
-    return moved
+    if found and Path.cwd().resolve().is_relative_to(out.resolve()):
+        raise ValueError(f"--overwrite would move '{out}' aside, and this command runs inside it: run it from another directory, or choose another --out.")
+    _writable_above(out)
+    return found
+
+# %% ../nbs/19_runs.ipynb #99556343
+def _undo_start(out: Path, made: bool, moved: Path | None):
+    "Remove what a failed start made in `out` (all of it if it made `out`), and move back the run it moved aside"
+    if made or moved is not None: shutil.rmtree(out, ignore_errors=True)
+    else:
+        for f in (*RUN_FILES, 'learning_curve.png', LOCK_FILE): (out/f).unlink(missing_ok=True)
+        with contextlib.suppress(OSError): (out/'checkpoints').rmdir()
+    if moved is not None: os.rename(moved, out)
+
+@contextlib.contextmanager
+def claimed_out(out,                                 # the run directory to train into
+                overwrite: bool = False              # move a run already there aside instead of refusing
+               ):
+    "Within: `out` checked, an old run moved aside (`overwrite`), made and locked for this process; yields where the old run went (or None). An error before the first checkpoint undoes the start"
+    out = Path(out)
+    found, made, moved = check_out(out, overwrite), not out.exists(), None
+    if found:
+        old = lock_run(out)   # nobody writes the old run while it moves
+        try: moved = move_aside(out)
+        finally: old.release()
+    try: out.mkdir(parents=True, exist_ok=True)
+    except OSError as e: raise ValueError(f"--out '{out}' cannot be written ({e.strerror or e}): choose a directory you can write to.") from e
+    lock = lock_run(out)
+    try: yield moved
+    except BaseException:
+        if not checkpoints(out/'checkpoints'): _undo_start(out, made, moved)
+        raise
+    finally: lock.release()
 
 # %% ../nbs/19_runs.ipynb #d5c8a189
 def newest_checkpoint(run_dir                               # a run directory with a `checkpoints/` folder
@@ -84,6 +156,17 @@ def newest_checkpoint(run_dir                               # a run directory wi
         except CheckpointError as e: skipped.append((p, str(e)))
     raise CheckpointError(f"None of the {len(ck)} checkpoints in '{run_dir/'checkpoints'}' loads (newest: {skipped[0][1]}).")
 
+# %% ../nbs/19_runs.ipynb #fb4eecf4
+def set_aside(paths                                    # files to keep out of the way
+             ) -> list:
+    "Rename each of `paths` to the first free `NAME.corrupt` (`.corrupt-2`, ...) beside it; returns the new paths"
+    out = []
+    for p in map(Path, paths):
+        new, k = p.with_name(p.name + '.corrupt'), 1
+        while new.exists(): k += 1; new = p.with_name(f'{p.name}.corrupt-{k}')
+        os.rename(p, new); out.append(new)
+    return out
+
 # %% ../nbs/19_runs.ipynb #bd815c96
 def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps'
                 ) -> str:
@@ -91,12 +174,23 @@ def check_device(device: str                           # a torch device name: 'c
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
         raise ValueError(f"--device {device!r} is not a torch device: use cpu, cuda, cuda:N or mps.") from e
+    if d.type not in ('cpu', 'cuda', 'mps'): raise ValueError(f"--device {device}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use --device cpu.")
     if d.type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"--device {device}: no CUDA device is available here (torch.cuda.is_available() is False): use --device cpu.")
     if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
         raise ValueError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
     if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError("--device mps: MPS is not available here: use --device cpu.")
     return device
+
+# %% ../nbs/19_runs.ipynb #2dfcb330
+MAX_SEED = 2**32 - 1   # numpy's legacy global seed, and so `seed_everything`, takes no more
+
+def check_seed(seed                                    # a run's seed
+              ) -> int:
+    "`seed` if it is an integer from 0 to `MAX_SEED`; a `ValueError` naming the range otherwise"
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"--seed {seed!r} is out of range: a seed is an integer from 0 to {MAX_SEED:,} (2**32 - 1).")
+    return seed
 
 # %% ../nbs/19_runs.ipynb #e5b231a6
 def check_env_id(env: str,                             # a gymnasium id, or `module:Env-v0`
@@ -126,11 +220,13 @@ def confirm_saved_env(saved: str,                           # the env id a check
 
 # %% ../nbs/19_runs.ipynb #9a82bea7
 class RunInterrupted(Exception):
-    "A training run stopped by Ctrl-C at `env_step`; `saved`: a checkpoint was written at that point"
+    "A training run stopped by a signal (`signal`: 'SIGINT' or 'SIGTERM') at `env_step`; `saved`: a checkpoint was written at that point"
     def __init__(self,
                  run_dir,                              # the run directory
                  env_step: int,                        # where the run stopped
-                 saved: bool):                         # whether a checkpoint was written at that point
-        self.run_dir, self.env_step, self.saved = Path(run_dir), env_step, saved
-        how = 'interrupted' if saved else 'aborted inside a batch (the newest checkpoint is older)'
+                 saved: bool,                          # whether a checkpoint was written at that point
+                 signal: str = 'SIGINT'):              # the signal that stopped it
+        self.run_dir, self.env_step, self.saved, self.signal = Path(run_dir), env_step, saved, signal
+        self.code = 143 if signal == 'SIGTERM' else 130
+        how = ('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)'
         super().__init__(f"{how} at env step {env_step:,}; resume with: rlnb train --resume {run_dir}")

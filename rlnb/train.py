@@ -6,26 +6,28 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, contextlib, csv, errno, json, sys, time, warnings
+import argparse, contextlib, errno, json, re, signal, sys, threading, time, warnings
 from dataclasses import replace
 from pathlib import Path
 import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE
+from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.fleet import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
-from .learner import Learner, LinearData, stop_on_sigint
-from .runs import prepare_out, newest_checkpoint, run_summary, check_device, check_env_id, confirm_saved_env, RunInterrupted
-from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, run_meta, preset_of, parse_settings
+from .learner import Learner, LinearData, stop_on_signals
+from .runs import (check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
+                       confirm_saved_env, RunInterrupted)
+from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, run_meta, preset_of, parse_settings
 
 # %% auto #0
-__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'main']
+__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'Terminated',
+           'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -94,18 +96,17 @@ class BestCheckpointCallback(Callback):
 
 # %% ../nbs/20_train.ipynb #03f34810
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
-    "Train `learn` to its config's step budget (Ctrl-C: a checkpoint, then `RunInterrupted`), then evaluate and write the run's files"
+    "Train `learn` to its config's step budget (Ctrl-C or SIGTERM: a checkpoint, then `RunInterrupted`), then write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
     t0 = time.perf_counter()
-    with stop_on_sigint(learn):
+    with stop_on_signals(learn):
         try: learn.train()
-        except KeyboardInterrupt: raise RunInterrupted(out, col.env_step, saved=not learn.mid_batch) from None
+        except KeyboardInterrupt:
+            raise RunInterrupted(out, col.env_step, saved=not learn.mid_batch, signal='SIGTERM' if learn.stop_reason == 'terminated' else 'SIGINT') from None
     wall = time.perf_counter() - t0
-    final = ev.evaluate(col.env_step)
-    with open(out/'metrics.csv', 'a', newline='') as f:   # the logger closed with fit; the final evaluation belongs in the file too
-        csv.writer(f).writerows([[col.env_step, 'eval_return', final.mean], [col.env_step, 'eval_std', final.std]])
+    final = ev.final(col.env_step)   # the learner's, made in the batch that spent the budget (logged, checkpointed); here only if the run stopped early
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
-    best.consider()   # the final evaluation, logged after fit, may be the best
+    best.consider()
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
     summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
                    sps=round((col.env_step - col.start_step) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
@@ -125,16 +126,21 @@ def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
 
 # %% ../nbs/20_train.ipynb #fa07787c
 def _what_to_run(algo, env, seed, config) -> tuple:
-    "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's)"
+    "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's; a given `env` only confirms it)"
     if config is None:
         if env is not None: check_env_id(env)
-        return get_preset(algo, env), seed
+        return get_preset(algo or 'dqn', env), seed
     try: meta = json.loads(Path(config).read_text())
     except FileNotFoundError: raise FileNotFoundError(f"--config {config}: no such file; give the config.json of a run (e.g. runs/dqn-CartPole-v1-s0/config.json).") from None
-    except json.JSONDecodeError as e: raise ValueError(f"--config {config} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"--config {config} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
+    except IsADirectoryError: raise ValueError(f"--config {config} is a directory: give the config.json inside it.") from None
     p = preset_of(meta, config)
     if algo not in (None, p.algo): raise ValueError(f"--config {config} trains {p.algo}, not {algo}: drop {algo!r}.")
     if env not in (None, p.env): raise ValueError(f"--config {config} trains on {p.env}: drop --env {env}, or edit the file.")
+    if ':' in p.env and env is None:   # a file never makes rlnb import a module; the user may, by typing the id
+        raise ValueError(f"--config {config} names the environment {p.env!r}, which imports module {p.env.split(':')[0]!r}; rlnb never imports code named in a file. "
+                         f"If you trust it, run it knowingly: rlnb train --env {p.env} --config {config}")
+    check_env_id(p.env)
     return p, meta['seed'] if seed is None else seed
 
 def _refuse_video(cfg, env: str, video):
@@ -143,13 +149,40 @@ def _refuse_video(cfg, env: str, video):
         raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
 
 # %% ../nbs/20_train.ipynb #1c5aac13
-def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`rlnb presets`); None with `config`
+_FLAGS = dict(total_steps='--steps', n_envs='--n-envs', device='--device', runners='--runners', async_runners='--async')
+
+def _asked(p, config, changes: dict, **asked):
+    "Preset `p` with the flags' values and `changes` (`--set`); with a `config`, a flag may only repeat the file's value (`--steps` excepted: a new budget)"
+    asked = {k: v for k, v in asked.items() if v is not None}
+    for k, v in asked.items():
+        if config is not None and k != 'total_steps' and v != getattr(p.cfg, k):
+            raise ValueError(f"{_FLAGS[k]} {v} disagrees with --config {config}, which has {k} = {getattr(p.cfg, k)}: drop it, or change the config with --set {k}={v}.")
+    return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
+
+def _check_run(cfg, algo: str, seed, ckpt_every, names):
+    "Every check of a new run that needs no env and no disk: seed, device, effective changes, budget, checkpoint period"
+    check_seed(seed); check_device(cfg.device)
+    check_effective(cfg, names, algo)
+    check_budget(cfg, algo)
+    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
+
+def _build(p, seed: int, progress: bool, cbs=(), **changes):
+    "The preset's learner; networks or buffers larger than this machine's memory are one line, not a traceback"
+    try: return p.learner(seed, progress, cbs, **changes)
+    except (RuntimeError, MemoryError) as e:
+        if not (isinstance(e, MemoryError) or "can't allocate memory" in str(e) or 'out of memory' in str(e)): raise
+        n = re.search(r'allocate (\d+) bytes', str(e))
+        raise ValueError(f"{p.algo} with this config asks for more memory than this machine has{f' ({int(n[1]) / 2**30:,.1f} GiB in one piece)' if n else ''}: "
+                         "lower hidden, buffer or n_envs.") from None
+
+# %% ../nbs/20_train.ipynb #07fa9586
+def train_run(algo: str | None = None,              # the preset's algorithm (`rlnb presets`; default dqn); with `config`, none or the file's
               env: str | None = None,               # environment id (default: the preset's)
               steps: int | None = None,             # env steps in all (default: the config's)
               seed: int | None = 0,                 # the run's seed (with `config`: None keeps the file's)
               n_envs: int | None = None,            # envs collecting side by side (default: the config's)
               out=None,                             # run directory (default runs/ALGO-ENV-sSEED)
-              device: str = 'cpu',                  # torch device
+              device: str | None = None,            # torch device (default: the config's, cpu)
               video: bool = False,                  # record a video of the final agent
               progress: bool = True,                # show a progress bar
               ckpt_every: int = 5000,               # env steps between checkpoints
@@ -163,17 +196,13 @@ def train_run(algo: str | None = 'dqn',             # the preset's algorithm (`r
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
-    if seed < 0: raise ValueError(f'--seed must be a non-negative integer, got {seed}.')
-    check_device(device)
-    asked = {k: v for k, v in dict(total_steps=steps, n_envs=n_envs, device=None if device == 'cpu' and config else device, runners=runners, async_runners=async_runners).items() if v is not None}
-    p = replace(p, cfg=with_changes(p.cfg, {**asked, **(changes or {})}, p.algo))
-    check_effective(p.cfg, changes or {}, p.algo)
-    _refuse_video(p.cfg, p.env, video)
+    p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
+    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video)
     out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
-    moved = prepare_out(out, overwrite)
-    if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
+    check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
-    with p.learner(seed, progress, cbs) as learn:
+    with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
+        if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         learn.meta = run_meta(p, seed)
         (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
         return _run(_with_files(learn, out, ckpt_every), out, seed, video)
@@ -202,13 +231,29 @@ def resume_run(run_dir,                              # the run directory to cont
               ) -> dict:
     "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given); the flags may only repeat the run's"
     run_dir = Path(run_dir)
+    if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
+    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
+    check_free(run_dir)
     ck, state, skipped = newest_checkpoint(run_dir)
-    for p, why in skipped: print(f"rlnb train: skipped {p.name}, which does not load ({why}); resuming from {ck.name}", file=sys.stderr)
     meta = state.get('meta') or {}
     p = preset_of(meta, ck); _refuse_video(p.cfg, p.env, video)
     confirm_saved_env(meta['env'], env, run_dir)
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    with p.learner(meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
+    lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
+    try: return _resume(run_dir, newest_checkpoint(run_dir), p, steps, progress, video, ckpt_every)   # (read again under the lock)
+    finally: lock.release()
+
+# %% ../nbs/20_train.ipynb #f118c906
+def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every) -> dict:
+    "Resume the locked run in `run_dir` from `newest` (`(path, state, skipped)`): set corrupt checkpoints aside, restore a deleted config.json, train to the budget"
+    ck, state, skipped = newest
+    for (old, why), new in zip(skipped, set_aside([q for q, _ in skipped])):
+        print(f"rlnb train: {old.name} does not load ({why}); moved it to {new.name} and resuming from {ck.name}", file=sys.stderr)
+    meta = state['meta']
+    if not (run_dir/'config.json').exists():
+        (run_dir/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
+        print(f"rlnb train: config.json was missing from '{run_dir}'; wrote it again from {ck.name}", file=sys.stderr)
+    with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
         if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
@@ -219,6 +264,16 @@ def resume_run(run_dir,                              # the run directory to cont
                 return summary
             learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
         return _run(learn, run_dir, meta['seed'], video)
+
+# %% ../nbs/20_train.ipynb #6e06e8e1
+def _checkpoint_of(path) -> Path:
+    "`path` itself if it is a file; for a run directory, its `best.pt` (or, without one, its newest checkpoint that loads), saying which on stderr"
+    path = Path(path)
+    if not path.is_dir(): return path
+    if (path/'best.pt').is_file():
+        print(f"rlnb eval: evaluating {path/'best.pt'}, the run's best evaluation", file=sys.stderr); return path/'best.pt'
+    ck = newest_checkpoint(path)[0]
+    print(f"rlnb eval: evaluating {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
 
 # %% ../nbs/20_train.ipynb #d9ab9ed4
 @contextlib.contextmanager
@@ -256,7 +311,7 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -
                 mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
 
 # %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`
+def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
                     episodes: int = 20,                   # deterministic episodes (a board game: games per seat)
                     video=None,                           # record a video into this directory
                     seed: int = 10000,                    # seeds the episodes' resets
@@ -266,6 +321,9 @@ def eval_checkpoint(path,                                 # a checkpoint written
                    ) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a board game: greedy games per seat against `opponent`); optionally record videos"
     if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
+    if gif is not None and Path(gif).is_dir(): raise ValueError(f"--gif {gif} is a directory: give the GIF file to write, such as {Path(gif)/'agent.gif'}.")
+    if video is not None and Path(video).exists() and not Path(video).is_dir(): raise ValueError(f"--video {video} is a file: give a directory for the videos.")
+    path = _checkpoint_of(path)
     with _loaded(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         _refuse_video(learn.cfg, meta['env'], video or gif)
@@ -303,12 +361,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
     t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
     t.add_argument('--video', action='store_true', help='record a video of the final agent (needs rlnb[video])')
-    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C writes one and says how)')
+    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
     t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
-    e.add_argument('checkpoint', help='a checkpoint file written by rlnb train')
+    e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
     e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
     e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
     e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
@@ -332,8 +390,21 @@ def _train_cmd(args) -> dict:
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = _what_to_run(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
-    return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device or 'cpu',
+    return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners)
+
+# %% ../nbs/20_train.ipynb #d1c17d79
+class Terminated(KeyboardInterrupt):
+    "SIGTERM outside a training loop (while building, evaluating, writing): unwinds like Ctrl-C, so that every `finally` and `with` closes what it opened"
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    "Within (main thread only): SIGTERM raises `Terminated`; `stop_on_signals` takes over while a run trains"
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    def handler(sig, frame): raise Terminated()
+    prev = signal.signal(signal.SIGTERM, handler)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, prev)
 
 # %% ../nbs/20_train.ipynb #0a521f95
 def _os_error(err: OSError) -> str:
@@ -345,22 +416,23 @@ def _os_error(err: OSError) -> str:
 
 def main(argv: list[str] | None = None         # the arguments (default: sys.argv[1:])
         ) -> int:
-    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130"
+    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130, SIGTERM 143"
     p = parser()
     args = p.parse_args(argv)
     if args.command is None: p.print_help(); return 0
     try:
-        if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
-        elif args.command == 'train':
-            if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
-            print(json.dumps(_train_cmd(args)))
-        elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
-        elif args.command == 'presets':
-            for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
+        with _sigterm_unwinds():
+            if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
+            elif args.command == 'train':
+                if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
+                print(json.dumps(_train_cmd(args)))
+            elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
+            elif args.command == 'presets':
+                for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:
-        print(f'rlnb {args.command}: {err}', file=sys.stderr); return 130
-    except KeyboardInterrupt:
-        print(f'rlnb {args.command}: aborted by Ctrl-C', file=sys.stderr); return 130
+        print(f'rlnb {args.command}: {err}', file=sys.stderr); return err.code
+    except KeyboardInterrupt as err:
+        print(f"rlnb {args.command}: aborted by {'SIGTERM' if isinstance(err, Terminated) else 'Ctrl-C'}", file=sys.stderr); return 143 if isinstance(err, Terminated) else 130
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, RunnerError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
     except OSError as err:

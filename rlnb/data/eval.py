@@ -71,7 +71,7 @@ class EvalCallback(Callback):
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
                  timeout: float = 10.):              # seconds an async env worker may take to answer
         self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed, self.timeout = envs, agent, period, n_episodes, threshold, seed, timeout
-        self.next_eval, self.solved_at, self.wall = period, None, 0.
+        self.next_eval, self.solved_at, self.wall, self.last, self.last_step = period, None, 0., None, None
 
     def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
 
@@ -92,9 +92,9 @@ class EvalCallback(Callback):
         self.wall += time.perf_counter() - t0
         return self.record(res, env_step)
 
-    def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at)
+    def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at, last_step=self.last_step)
     def load_state_dict(self, state: dict):
-        self.next_eval, self.solved_at = state['next_eval'], state['solved_at']; return self
+        self.next_eval, self.solved_at, self.last_step = state['next_eval'], state['solved_at'], state.get('last_step'); return self
 
 # %% ../../nbs/05c_data.eval.ipynb #cfc76642
 @patch
@@ -105,8 +105,15 @@ def record(self: EvalCallback,
     "Log `res` at `env_step` (`eval_return`, `eval_std`) and note `solved_at`"
     self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
     if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
-    self.last = res
+    self.last, self.last_step = res, env_step
     return res
+
+@patch
+def final(self: EvalCallback,
+          env_step: int                             # the run's last env step
+         ) -> EvalResult:
+    "The evaluation of a run's last weights, logged at `env_step`: made now, unless the schedule evaluated at that very step"
+    return self.last if self.last_step == env_step and self.last is not None else self.evaluate(env_step)   # (a loaded state has no result: evaluate again)
 
 @patch
 def evaluated_weights(self: EvalCallback,

@@ -34,8 +34,12 @@ def _init_ray(n_actors: int) -> bool:
     ray = _ray()
     if ray.is_initialized(): return False
     local = not os.environ.get('RAY_ADDRESS')
-    ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors)) if local else {}), include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
+    if local: os.environ.setdefault('RAY_AUTH_MODE', 'token')   # Ray's own default for a new local cluster, said explicitly: the same token auth, without its warning
+    ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors), _system_config=_RAY_CONFIG) if local else {}),
+             include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
     return True
+
+_RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)   # a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its restarts
 
 class RunnerError(RuntimeError):
     "A Ray runner died more often than `max_restarts` allows, or did not answer in time"
@@ -72,6 +76,9 @@ def _cause(e):
     return e.cause if isinstance(getattr(e, 'cause', None), Exception) else e
 
 # %% ../../nbs/05f_data.fleet.ipynb #282917d2
+class _Restarted(RuntimeError):
+    "A runner asked to collect or for its state before any reset: Ray restarted its process unasked, and its envs are new"
+
 class Runner:
     "What a Ray actor runs: the collector that `make(index)` builds, acting with its own copy of the policy, collecting fragments on request"
     def __init__(self,
@@ -82,7 +89,7 @@ class Runner:
         torch.set_num_threads(1)
         self.index, self.node = index, make(index)
         self.col = source_collector(self.node)
-        self.tape, self.version = _EpisodeTape(), -1
+        self.tape, self.version, self.ready = _EpisodeTape(), -1, False   # ready: reset by the fleet (a process Ray restarted is not)
         self.col.add_cbs(self.tape)
 
     def where(self) -> dict:
@@ -94,11 +101,14 @@ class Runner:
               seed: int | None = None):                # a new env seed for a fresh start (a restarted runner's)
         "Reset the node, from `state` or afresh"
         if seed is not None: self.col.seed = seed
-        self.node.reset(state); self.tape.take()
+        self.node.reset(state); self.tape.take(); self.ready = True
 
     def state(self) -> dict:
         "The node's state: envs, generators, counters"
-        return self.node.state_dict()
+        self._check_ready(); return self.node.state_dict()
+
+    def _check_ready(self):
+        if not self.ready: raise _Restarted(f'Runner {self.index} was restarted by Ray and not reset yet.')
 
     def close(self): self.col.close()
 
@@ -116,6 +126,7 @@ def collect(self: Runner,
              draws: int | None,                        # the fleet's count of exploration draws (an ε schedule's clock), or None
              steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
     "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended"
+    self._check_ready()
     if version != self.version: _load_weights(self.col.agent.model, weights); self.version = version
     sel = self.col.agent.selector
     if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
@@ -139,6 +150,7 @@ class RayCollector(Collector):
                  max_restarts: int = 2,                # times Ray restarts each runner that dies
                  timeout: float = 60.,                 # seconds a runner may take for one fragment before it counts as hung
                  seed: int = 0,                        # seeds the envs of restarted runners
+                 budget: int | None = None,            # env steps of the run: the last requests ask only for what is left (None: no end)
                  num_cpus: float = 1,                  # CPUs Ray reserves for each runner
                  options: dict | None = None,          # more Ray actor options for the runners (`resources`, `scheduling_strategy`, ...)
                  cbs=()):                              # callbacks of the collector itself
@@ -149,7 +161,7 @@ class RayCollector(Collector):
         if max_staleness is not None and (mode == 'sync' or max_staleness < 0):
             raise ValueError(f'max_staleness bounds asynchronous collection (mode="async"), and cannot be negative; got {max_staleness} with mode={mode!r}.')
         self.make, self.n_runners, self.model, self.n_envs, self.mode, self.fragment = make, n_runners, model, n_envs, mode, fragment
-        self.max_staleness, self.max_restarts, self.timeout, self.seed = max_staleness, max_restarts, timeout, seed
+        self.max_staleness, self.max_restarts, self.timeout, self.seed, self.budget = max_staleness, max_restarts, timeout, seed, budget
         self.actor_options = dict(num_cpus=num_cpus, **(options or {}))
         self.metrics, self.actors, self.own_ray, self.learner_step = Metrics(), None, False, 0
         self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
@@ -164,13 +176,19 @@ class RayCollector(Collector):
 
 # %% ../../nbs/05f_data.fleet.ipynb #f80fb74b
 @patch
-def _get(self: RayCollector, refs: list, what: str) -> list:
-    "`ray.get(refs)` for the runners' other calls (start, reset, state), with the timeout (at least a minute: starting a runner imports torch); a failure is a `RunnerError`"
-    ray = _ray()
-    try: return ray.get(refs, timeout=max(self.timeout, 60.))
-    except ray.exceptions.RayTaskError as e: raise _cause(e) from e
-    except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as e:
-        raise RunnerError(f'A runner failed during {what}: {type(e).__name__}. Ray\'s error is chained below.') from e
+def _each(self: RayCollector, call: Callable, what: str) -> list:
+    "The answers of `call(r)`, a remote call to runner `r`, for every runner in order; a runner that died (or that Ray restarted unasked) is restarted afresh (`_fault`) and asked again"
+    ray, refs, out = _ray(), [call(r) for r in range(self.n_runners)], []
+    wait = max(self.timeout, 60.)   # at least a minute: starting a runner imports torch
+    for r in range(self.n_runners):
+        while True:
+            try: out.append(ray.get(refs[r], timeout=wait)); break
+            except ray.exceptions.GetTimeoutError as e: raise RunnerError(f'Runner {r} did not answer within {wait:.0f} s during {what}. Ray\'s error is chained below.') from e
+            except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
+                if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(_cause(e), _Restarted): raise _cause(e) from e
+                self._fault(r, f'died during {what} ({type(_cause(e)).__name__})', e, lost=False)
+                refs[r] = call(r)
+    return out
 
 @patch
 def _start(self: RayCollector):
@@ -180,7 +198,7 @@ def _start(self: RayCollector):
     cls = ray.remote(Runner).options(max_restarts=self.max_restarts, max_task_retries=0, **self.actor_options)
     self.actors = [cls.remote(self.make, r, in_actor=True) for r in range(self.n_runners)]
     self.runner_restarts = [0] * self.n_runners
-    try: self.where = self._get([a.where.remote() for a in self.actors], 'start')
+    try: self.where = self._each(lambda r: self.actors[r].where.remote(), 'start')
     except RunnerError as e:
         raise RunnerError(f'{e} Each runner asks Ray for {self.actor_options}; the cluster has {ray.available_resources()} free. '
                           'Close other collectors, ask for less (num_cpus, options), or add nodes.') from e.__cause__
@@ -211,9 +229,17 @@ def _push(self: RayCollector):
 def _request(self: RayCollector, r: int):
     "Ask runner `r` for a fragment acted by the newest weights"
     self._push()
-    ref = self.actors[r].collect.remote(self.version, [self.weights], self.draws, self.fragment)
-    self.pending[ref] = (r, time.monotonic())
+    steps = self._ask()
+    ref = self.actors[r].collect.remote(self.version, [self.weights], self.draws, steps)
+    self.pending[ref] = (r, time.monotonic(), steps)
     return ref
+
+@patch
+def _ask(self: RayCollector) -> int:
+    "Env steps to ask an idle runner for: `fragment`, or near the end of the budget its share of what is left (what is under way counted)"
+    if self.budget is None or self.fragment == 1: return self.fragment
+    left = self.budget - self.env_step - sum(s for _, _, s in self.pending.values())
+    return max(1, min(self.fragment, -(-left // (self.n_runners - len(self.pending)))))
 
 # %% ../../nbs/05f_data.fleet.ipynb #c5890ee6
 @patch
@@ -250,26 +276,28 @@ class _Lost(Exception): "A runner's fragment was lost (the runner died or hung a
 def _answer(self: RayCollector, ref):
     "The fragment `ref` brings (within what is left of the timeout), or `_Lost` after a fault"
     ray = _ray()
-    r, t0 = self.pending.pop(ref)
+    r, t0, _ = self.pending.pop(ref)
     try: return ray.get(ref, timeout=max(0., t0 + self.timeout - time.monotonic()))
     except ray.exceptions.GetTimeoutError as e:
         ray.kill(self.actors[r], no_restart=False)   # Ray restarts it
         self._fault(r, f'did not return a fragment within {self.timeout} s (hung)', e)
-    except ray.exceptions.RayTaskError as e:   # the runner's own code raised: raise that
-        raise _cause(e) from e
+    except ray.exceptions.RayTaskError as e:   # the runner's own code raised: raise that (unless Ray restarted the runner unasked: a fault)
+        if not isinstance(_cause(e), _Restarted): raise _cause(e) from e
+        self._fault(r, 'was restarted by Ray', e)
     except ray.exceptions.RayActorError as e: self._fault(r, f'died ({type(e).__name__})', e)
     raise _Lost(r)
 
 # %% ../../nbs/05f_data.fleet.ipynb #d41510db
 @patch
-def _fault(self: RayCollector, r: int, what: str, err: Exception):
+def _fault(self: RayCollector, r: int, what: str, err: Exception,
+           lost: bool = True):                       # a fragment was lost with it (False: a call between fragments)
     "Runner `r` died or hung: count a restart and start it afresh, or raise a `RunnerError` once it has had `max_restarts`"
-    self.runner_restarts[r] += 1; self.restarts += 1; self.lost += 1
+    self.runner_restarts[r] += 1; self.restarts += 1; self.lost += lost
     n = self.runner_restarts[r]
     if n > self.max_restarts:
         raise RunnerError(f'Runner {r} {what}, after {n - 1} restart(s): all that max_restarts={self.max_restarts} allows. '
                           f'Its last error is chained below; fix the env or raise max_restarts.') from err
-    warnings.warn(f'Runner {r} {what}; Ray restarted it (restart {n} of {self.max_restarts}): its fragment was dropped and it starts new episodes.')
+    warnings.warn(f'Runner {r} {what}; Ray restarted it (restart {n} of {self.max_restarts}): {"its fragment was dropped and " if lost else ""}it starts new episodes.')
     self._revive(r, Seeder([self.seed, r, n]).int() % 2**31, err)
     self('on_env_restart')
 
@@ -301,7 +329,7 @@ def _take(self: RayCollector):
     "Asynchronous: the first fragment that is ready; its runner is sent the newest weights and collects the next one at once"
     ray = _ray()
     while not self.queue:
-        ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=max(0., min(t for _, t in self.pending.values()) + self.timeout - time.monotonic()))
+        ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=max(0., min(t for _, t, _ in self.pending.values()) + self.timeout - time.monotonic()))
         ref = ready[0] if ready else min(self.pending, key=lambda k: self.pending[k][1])   # none ready in time: the oldest is hung
         r = self.pending[ref][0]
         try: frag = self._answer(ref)
@@ -332,15 +360,16 @@ def reset(self: RayCollector, initial_state: dict | None = None):
     if initial_state is not None and runners is None:   # asynchronous: the runners' states were not saved
         warnings.warn('RayCollector: asynchronous collection cannot resume exactly (fragments were under way when the checkpoint was written); the runners start new episodes.')
         seeds = [Seeder([self.seed, r, self.env_step]).int() % 2**31 for r in range(self.n_runners)]
-    self._get([a.reset.remote(None if runners is None else runners[r], seed=seeds[r]) for r, a in enumerate(self.actors)], 'reset')
+    self._each(lambda r: self.actors[r].reset.remote(None if runners is None else runners[r], seed=seeds[r]), 'reset')
     if self.mode == 'async':
         for r in range(self.n_runners): self._request(r)
 
 @patch
 def get_state(self: RayCollector) -> dict:
+    runners = self._each(lambda r: self.actors[r].state.remote(), 'a checkpoint') if self.mode == 'sync' else None   # first: a runner restarted here counts below
     st = {k: getattr(self, k) for k in _COUNTERS} | dict(pushed=self._pushed, runner_restarts=list(self.runner_restarts))
-    if self.mode == 'sync':   # between rounds the runners are idle: their envs, generators and counters are exact
-        st['runners'] = self._get([a.state.remote() for a in self.actors], 'a checkpoint')
+    if runners is not None:   # between rounds the runners are idle: their envs, generators and counters are exact
+        st['runners'] = runners
         st['queue'] = [dict(kind=type(i).__name__, **i._asdict()) for i in self.queue]
     return st
 
@@ -376,6 +405,7 @@ class EvalRunner:
         _load_weights(self.agent.model, weights)
         return evaluate(self.envs, self.agent, n_episodes, seed=seed, timeout=timeout)
 
+    def pid(self) -> int: return os.getpid()
     def close(self): self.envs.close()
 
 # %% ../../nbs/05f_data.fleet.ipynb #a96e73b0
@@ -387,16 +417,18 @@ class RayEvalCallback(EvalCallback):
                  n_episodes: int = 20,               # episodes per evaluation
                  threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
-                 timeout: float = 10.):              # seconds an async env worker may take to answer
+                 timeout: float = 10.,               # seconds an async env worker may take to answer
+                 max_restarts: int = 2):             # times Ray restarts the evaluation actor if it dies (its evaluation runs again)
         super().__init__(None, agent, period, n_episodes, threshold, seed, timeout)
         self.make_envs, self.actor, self.own_ray, self.pending, self.best_snap = make_envs, None, False, {}, None
+        self.max_restarts, self.restarts = max_restarts, 0
 
     def _due(self, env_step: int):
         "Start an evaluation of the current weights, to be logged at `env_step`"
         ray = _ray()
         if self.actor is None:
             self.own_ray = _init_ray(1)
-            self.actor = ray.remote(EvalRunner).options(num_cpus=0).remote(self.make_envs, self.eval_agent, in_actor=True)
+            self.actor = ray.remote(EvalRunner).options(num_cpus=0, max_restarts=self.max_restarts).remote(self.make_envs, self.eval_agent, in_actor=True)
         snap = {k: v.detach().cpu().clone() for k, v in self.eval_agent.model.state_dict().items()}
         ref = self.actor.evaluate.remote([_put_weights(snap)], self.n_episodes, self.seed, self.timeout)
         self.pending[ref] = (env_step, snap, time.perf_counter())
@@ -409,7 +441,8 @@ def _drain(self: RayEvalCallback, wait: bool):
     for ref in list(self.pending):
         if not wait and ray.wait([ref], timeout=0)[1]: break   # not ready: neither are those after it
         step, snap, t0 = self.pending.pop(ref)
-        res = ray.get(ref)
+        try: res = ray.get(ref)
+        except ray.exceptions.RayActorError as e: res = self._again(snap, e)
         self.wall += time.perf_counter() - t0
         self.record(res, step)
         if self.best_snap is None or res.mean > self.best_snap[1]: self.best_snap = (step, res.mean, snap)   # what best.pt must hold
@@ -425,6 +458,29 @@ def evaluate(self: RayEvalCallback,
             ) -> EvalResult:
     "Evaluate now, wait for it (and those before it), and log the result at `env_step`"
     self._due(env_step); self._drain(wait=True); return self.last
+
+@patch
+def final(self: RayEvalCallback,
+          env_step: int                            # the run's last env step
+         ) -> EvalResult:
+    "The evaluation of the run's last weights at `env_step`, once the evaluations under way are logged (one of them may be at that step)"
+    self._drain(wait=True); return EvalCallback.final(self, env_step)
+
+# %% ../../nbs/05f_data.fleet.ipynb #3446f152
+@patch
+def _again(self: RayEvalCallback, snap: dict, err: Exception) -> EvalResult:
+    "Evaluate `snap` again on the evaluation actor that Ray restarts after its death (calls fail until it is back); a `RunnerError` past `max_restarts`"
+    ray = _ray(); self.restarts += 1
+    if self.restarts > self.max_restarts:
+        raise RunnerError(f'The evaluation runner died {self.restarts} times, more than max_restarts={self.max_restarts} allows. Its last error is chained below.') from err
+    warnings.warn(f'The evaluation runner died; Ray restarted it (restart {self.restarts} of {self.max_restarts}) and the evaluation runs again.')
+    deadline = time.monotonic() + 60.
+    while True:
+        try: return ray.get(self.actor.evaluate.remote([_put_weights(snap)], self.n_episodes, self.seed, self.timeout), timeout=max(1., deadline - time.monotonic()))
+        except ray.exceptions.RayActorError as e:
+            if time.monotonic() > deadline: raise RunnerError('The evaluation runner did not come back within 60 s of its restart.') from e
+            time.sleep(0.05)
+        except ray.exceptions.GetTimeoutError as e: raise RunnerError('The restarted evaluation runner did not answer within 60 s.') from e
 
 # %% ../../nbs/05f_data.fleet.ipynb #bad55409
 @patch

@@ -41,6 +41,21 @@ def _guarded_worker(*args, **kwargs):
     try: _async_worker(*args, **kwargs)
     except (BrokenPipeError, ConnectionResetError): sys.exit(0)   # the parent closed its end first: nobody is left to tell, so no traceback
 
+# %% ../../nbs/05_data.gym.ipynb #ec4be32b
+_HARMLESS_MUJOCO = ("compiler attribute 'settotalmass' is deprecated",)   # gymnasium 1.4's v5 model files use it; MuJoCo 4 warns at every load
+
+def _mujoco_warning(msg: str):
+    "MuJoCo's warning `msg`, printed as MuJoCo prints it, unless it is a known harmless one"
+    if not msg.startswith(_HARMLESS_MUJOCO): print(f'WARNING: {msg}', file=sys.stderr, flush=True)
+
+def _quiet_mujoco(env_id):
+    "Before a MuJoCo env of `env_id` is made: route MuJoCo's warnings through `_mujoco_warning` (other envs: nothing is imported)"
+    try: entry = str(gym.spec(env_id).entry_point) if isinstance(env_id, str) else ''
+    except gym.error.Error: return
+    if 'mujoco' in entry:
+        import mujoco
+        mujoco.set_mju_user_warning(_mujoco_warning)
+
 # %% ../../nbs/05_data.gym.ipynb #d9bd5dd6
 _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
@@ -62,6 +77,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
+    _quiet_mujoco(env_id)
     try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs, wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:
         ns = env_id.split('/')[0]

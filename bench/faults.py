@@ -3,17 +3,23 @@
 Each case does the bad thing for real (a SIGKILL in the middle of a checkpoint write or of a resume,
 an env worker that raises, dies or hangs in `step` and in `reset`, a parent killed with its workers
 alive, a run started over another, a Ray runner killed by SIGKILL or exiting with os._exit mid-training,
-a runner that dies more often than `runner_restarts` allows, Ctrl-C with runners) and checks what a user would look for afterwards: the exit code,
-the one-line message, and that nothing on disk was lost. Prints a table of case, expected and
-observed, then one JSON line with `cases`, `passed` and `failed`.
+a runner that dies more often than `runner_restarts` allows, Ctrl-C with runners; a config that names a
+module, two writers on one run, SIGTERM, a full disk before the first checkpoint, requests that cannot
+train, paths of the wrong kind, a fuzz over --set that builds a learner for every value the checks let through,
+a runner killed when a checkpoint gathers the runners' states) and checks
+what a user would look for afterwards: the exit code, the one-line message, and that nothing on disk was
+lost or changed. Prints a table of case, expected and observed, then one JSON line with `cases`, `passed`
+and `failed`.
 
     python bench/faults.py            # every case
     python bench/faults.py --ray      # the Ray runner cases only
+    python bench/faults.py --cli      # the command-line cases only (refusals, writers, signals, disk, the --set fuzz)
 
 The Ray cases run each training in its own session (a new process group) and count, after it has ended,
 the processes left in that session: the trainer's Ray (GCS, raylet, agents) and its runners included.
 """
 import json, os, signal, subprocess, sys, tempfile, textwrap, time
+import torch
 from pathlib import Path
 import numpy as np
 import gymnasium as gym
@@ -183,6 +189,48 @@ def ctrl_c_with_runners():
     rc, out, err, wall, left = in_session([RLNB, 'train', 'ppo', '--runners', '2', '--out', str(TMP/'run-ray-sigint'), '--no-progress'], stop_after=12)
     return f"exit={rc} resumable={'--resume' in err} left={left}"
 
+
+def budget_with_runners():
+    "sac --runners 2 --n-envs 2 --steps 3000: the last round asks for what is left (3,000 env steps, not 3,072), and Ray's start prints no ERROR or token line"
+    rc, out, err, wall, left = in_session([RLNB, 'train', 'sac', '--runners', '2', '--n-envs', '2', '--steps', '3000', '--set', 'learning_starts=300', '--set', 'eval_every=3000',
+                                           '--out', str(TMP/'run-budget'), '--no-progress'])
+    try: steps = json.loads(out.strip().splitlines()[-1])['env_steps']
+    except Exception: steps = None
+    noise = [l for l in err.splitlines() if ' E ' in l[:40] or 'ERROR' in l or 'Token authentication' in l]
+    return f'exit={rc} env_steps={steps} noise={len(noise)} left={left}'
+
+def killed_at_checkpoint():
+    "PPO with 2 runners; runner 0 SIGKILLed just before the learner gathers the runners' states for a checkpoint: restarted, the checkpoint says so, the run reaches its budget"
+    code = textwrap.dedent('''
+        import json, os, signal, time, tempfile, torch
+        torch.set_num_threads(1)
+        from rlnb.presets import get_preset
+        from rlnb.callback import Callback
+        from rlnb.core import load_checkpoint
+        class KillThenSave(Callback):
+            order = 89   # just before the checkpoints
+            def after_batch(self):
+                if self.learn.opt_step == 100:
+                    col = self.learn.collector; import ray
+                    pid = ray.get(col.actors[0].where.remote())['pid']; os.kill(pid, signal.SIGKILL)
+                    while True:
+                        try: os.kill(pid, 0); time.sleep(0.05)
+                        except ProcessLookupError: break
+                    p = self.learn.save(tempfile.mkdtemp() + '/ck.pt')
+                    def find(d):   # the fleet's state, wherever the pipeline nests it
+                        if not isinstance(d, dict): return None
+                        return d['runner_restarts'] if 'runner_restarts' in d else next((r for v in d.values() if (r := find(v)) is not None), None)
+                    self.saved = find(load_checkpoint(p)['data'])
+        cb = KillThenSave()
+        with get_preset('ppo').learner(0, False, [cb], runners=2, total_steps=20_000) as learn:
+            learn.train()
+            print(json.dumps(dict(env_steps=learn.collector.env_step, restarts=learn.collector.restarts, lost=learn.collector.lost, saved=cb.saved)))
+    ''')
+    rc, out, err, wall, left = in_session([sys.executable, '-c', code])
+    try: r = json.loads(out.strip().splitlines()[-1])
+    except Exception: return f'exit={rc} {err.strip()[-300:]!r}'
+    return f"completed={rc == 0 and r['env_steps'] >= 19_000} restarts={r['restarts']} lost={r['lost']} checkpoint_says={r['saved']} left={left}"
+
 def ray_cases() -> list:
     cases = []
     for how in ('sigkill', 'exit'):
@@ -195,11 +243,145 @@ def ray_cases() -> list:
     obs = ctrl_c_with_runners()
     want = 'exit=130 resumable=True left=0'
     cases.append(('Ctrl-C with 2 runners', want, obs, obs == want))
+    obs = budget_with_runners()
+    want = 'exit=0 env_steps=3000 noise=0 left=0'
+    cases.append(('runners end on the budget, quietly', want, obs, obs == want))
+    obs = killed_at_checkpoint()
+    want = 'completed=True restarts=1 lost=0 checkpoint_says=[1, 0] left=0'
+    cases.append(('runner SIGKILLed before a checkpoint', want, obs, obs == want))
     return cases
+
+def files(d) -> dict:
+    "Every file under `d` with its bytes ({} if there is no `d`)"
+    return {q.relative_to(d): q.read_bytes() for q in sorted(Path(d).rglob('*')) if q.is_file()} if Path(d).exists() else {}
+
+def cli(*args, cwd=None, env=None):
+    "Run `rlnb ARGS`: exit code, stdout, stderr lines"
+    r = subprocess.run([RLNB, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+    return r.returncode, r.stdout, r.stderr.strip().splitlines()
+
+def refusal(name, args, says, where=None, cwd=None):
+    "A case: `rlnb ARGS` exits 2 with one line containing `says`, and `where` (a run directory, or a path that must not appear) is unchanged"
+    where = Path(where) if where is not None else TMP/'never'
+    before = files(where)
+    code, out, lines = cli(*args, cwd=cwd)
+    ok = code == 2 and len(lines) == 1 and says in lines[0] and files(where) == before
+    return (name, f'exit=2 lines=1 "{says[:50]}" unchanged', f'exit={code} lines={len(lines)} {lines[-1][:70] if lines else ""!r} unchanged={files(where) == before}', ok)
+
+def refusals() -> list:
+    "Requests refused before anything is written"
+    m = json.loads(subprocess.run([sys.executable, '-c', 'import json; from rlnb.presets import run_meta, get_preset; print(json.dumps(run_meta(get_preset("dqn"), 0)))'],
+                                  capture_output=True, text=True).stdout)
+    docs = dict(evil=m | dict(env='evilmod:Evil-v0'), null=None, list=[1, 2, 3], seed=m | dict(seed='zero'))
+    for k, v in docs.items(): (TMP/f'{k}.json').write_text(json.dumps(v))
+    (TMP/'evilmod.py').write_text(f"open({str(TMP/'evil-ran')!r}, 'w').write('ran')\n")
+    out = ['--out', TMP/'never', '--no-progress']
+    cases = [refusal('config names a module', ['train', '--config', TMP/'evil.json', *out], 'rlnb never imports code named in a file'),
+             refusal('config is null', ['train', '--config', TMP/'null.json', *out], 'it holds null'),
+             refusal('config is a list', ['train', '--config', TMP/'list.json', *out], 'it holds a list'),
+             refusal('config seed "zero"', ['train', '--config', TMP/'seed.json', *out], "seed 'zero' is out of range"),
+             refusal('--set device=meta', ['train', 'dqn', '--set', 'device=meta', *out], 'not on meta'),
+             refusal('--set hidden=1e10', ['train', 'dqn', '--set', 'hidden=1e10', *out], 'hidden takes comma-separated integers'),
+             refusal('networks larger than memory', ['train', 'dqn', '--set', 'hidden=100000,100000', *out], 'asks for more memory than this machine has'),
+             refusal('--steps below the first update', ['train', 'dqn', '--steps', '500', *out], 'the smallest budget that trains is 1,002 env steps'),
+             refusal('--n-envs 100000', ['train', 'ppo', '--steps', '1500', '--n-envs', '100000', *out], 'rlnb allows 1,024'),
+             refusal('a rollout past the budget', ['train', 'ppo', '--steps', '1500', '--n-envs', '100', *out], 'more than the budget of 1,500'),
+             refusal('--async without --runners', ['train', 'dqn', '--async', *out], 'async_runners (it needs runners > 0)'),
+             refusal('--seed 2**80', ['train', 'dqn', '--seed', str(2**80), *out], 'a seed is an integer from 0 to 4,294,967,295')]
+    if not torch.cuda.is_available(): cases.append(refusal('--set device=cuda without CUDA', ['train', 'dqn', '--set', 'device=cuda', *out], 'no CUDA device is available here'))
+    cases[0] = cases[0][:3] + (cases[0][3] and not (TMP/'evil-ran').exists(),)
+    return cases
+
+def writers_and_sigterm() -> list:
+    "A long run W; while it trains, a second writer, --overwrite and --resume are refused with its pid; SIGTERM stops it (exit 143, a checkpoint there); SIGKILL leaves no lock"
+    W = TMP/'writers'
+    p = subprocess.Popen([RLNB, 'train', 'dqn', '--steps', '50000', '--seed', '3', '--out', str(W), '--no-progress'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not (W/'metrics.csv').exists() and p.poll() is None: time.sleep(0.01)
+    cases = []
+    for name, args in (('second writer, other seed', ['train', 'dqn', '--seed', '1', '--out', W]), ('--overwrite of a run being written', ['train', 'dqn', '--out', W, '--overwrite']),
+                       ('--resume of a run being written', ['train', '--resume', W])):
+        code, _, lines = cli(*args, '--no-progress')
+        ok = code == 2 and len(lines) == 1 and f'(pid {p.pid})' in lines[0]
+        cases.append((name, f'exit=2 lines=1 names pid {p.pid}', f'exit={code} lines={len(lines)} {lines[-1][-90:] if lines else ""!r}', ok))
+    seed = json.loads((W/'config.json').read_text())['seed']
+    cases.append(('the run keeps its own config', 'seed=3', f'seed={seed}', seed == 3))
+    time.sleep(1.); p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    lines = err.strip().splitlines()
+    ck = load_checkpoint(checkpoints(W/'checkpoints')[-1])
+    n = ck['data']['root']['source']['source']['env_step']   # off-policy batches <- n-step returns <- collector
+    said = f'rlnb train: stopped by SIGTERM at env step {n:,}; resume with: rlnb train --resume {W}'
+    cases.append(('SIGTERM mid-run', 'exit=143, one line, the newest checkpoint at the step it names', f'exit={p.returncode} lines={len(lines)} env_step={n:,} said={lines == [said]}',
+                  p.returncode == 143 and lines == [said]))
+    k = subprocess.Popen([RLNB, 'train', '--resume', str(W), '--no-progress'], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    while (W/'.lock').read_text().strip() != str(k.pid) and k.poll() is None: time.sleep(0.01)
+    time.sleep(0.5); k.kill(); k.wait()
+    code, _, lines = cli('train', '--resume', W, '--steps', str(ck['data']['root']['source']['source']['env_step'] + 600), '--no-progress')
+    cases.append(('resume after the writer was SIGKILLed', 'exit=0 (a killed holder leaves no lock)', f'exit={code} {lines[-1][-80:] if lines else ""!r}', code == 0))
+    return cases
+
+def run_dir_repairs() -> list:
+    "A truncated newest checkpoint is moved aside, a deleted config.json rewritten, the first part's final evaluation kept, a full disk before the first checkpoint leaves nothing"
+    R = TMP/'repairs'
+    cli('train', 'reinforce', '--steps', '6144', '--seed', '1', '--out', R, '--no-progress')   # checkpoints at 5,000 and 6,144 env steps
+    s = json.loads((R/'summary.json').read_text())
+    final = [l for l in (R/'metrics.csv').read_text().splitlines() if l.startswith(f"{s['env_steps']},eval_")]
+    config = (R/'config.json').read_bytes(); (R/'config.json').unlink()
+    code, _, lines = cli('train', '--resume', R, '--steps', '7168', '--no-progress')
+    rows = (R/'metrics.csv').read_text().splitlines()
+    cases = [('deleted config.json', 'rewritten from the checkpoint, byte for byte', f'exit={code} same={(R/"config.json").read_bytes() == config}',
+              code == 0 and (R/'config.json').read_bytes() == config and 'config.json was missing' in ' '.join(lines)),
+             ('resume --steps keeps the final evaluation', f'{len(final)} rows kept', f'kept={sum(l in rows for l in final)}', len(final) == 2 and all(l in rows for l in final))]
+    ck = checkpoints(R/'checkpoints'); ck[-1].write_bytes(ck[-1].read_bytes()[:1000])
+    code, _, lines = cli('train', '--resume', R, '--steps', '8192', '--no-progress')
+    cases.append(('truncated newest checkpoint', f'moved to {ck[-1].name}.corrupt, said', f'exit={code} corrupt={(R/"checkpoints"/(ck[-1].name + ".corrupt")).exists()}',
+                  code == 0 and (R/'checkpoints'/(ck[-1].name + '.corrupt')).exists() and 'moved it to' in ' '.join(lines)))
+    full = TMP/'full-first'
+    script = ('import resource, signal, sys\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\nresource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))\n'
+              f'from rlnb.train import main\nsys.exit(main(["train", "dqn", "--steps", "1500", "--out", {str(full)!r}, "--no-progress"]))')
+    r = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True)
+    cases.append(('full disk before the first checkpoint', 'exit=2 lines=1 no run directory left', f'exit={r.returncode} lines={len(r.stderr.strip().splitlines())} left={full.exists()}',
+                  r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and not full.exists()))
+    code, out, lines = cli('eval', R, '--episodes', '2')
+    cases.append(('rlnb eval RUN_DIR', "exit=0, evaluates best.pt and says so", f'exit={code} {lines[-1][-60:] if lines else ""!r}', code == 0 and json.loads(out)['checkpoint'] == str(R/'best.pt')))
+    cases.append(refusal('rlnb eval --gif DIR', ['eval', R, '--gif', TMP], 'is a directory: give the GIF file to write', where=R))
+    cases.append(refusal('rlnb eval --video FILE', ['eval', R, '--video', R/'config.json'], 'is a file: give a directory for the videos', where=R))
+    cases.append(refusal('--out . with --overwrite', ['train', 'reinforce', '--out', '.', '--overwrite', '--no-progress'], "would move '.' aside", where=R, cwd=R))
+    return cases
+
+def cli_cases() -> list: return refusals() + writers_and_sigterm() + run_dir_repairs()
+
+def fuzz_cases() -> list:
+    "Every field of every preset with values of the wrong kind and out of range: each refused by the checks with one line, or built into a learner without an error"
+    code = textwrap.dedent('''
+        import json, sys
+        from dataclasses import fields
+        from rlnb.presets import PRESETS, parse_settings
+        from rlnb.train import _asked, _check_run, _build
+        BAD = ('-1', '0', 'nan', 'inf', '1e30', 'abc', '', 'none', '-0.5', '2', 'true', '1,2', '99999999999999999999')
+        refused = built = 0; crashed = []
+        for algo, p in PRESETS.items():
+            for f in fields(p.cfg):
+                for v in BAD:
+                    try:
+                        q, names = _asked(p, None, parse_settings(p.cfg, [f'{f.name}={v}'], algo)); _check_run(q.cfg, algo, 0, 5000, names)
+                    except ValueError: refused += 1; continue
+                    try:
+                        with _build(q, 0, False): built += 1
+                    except ValueError: refused += 1
+                    except Exception as e: crashed.append(f'{algo} {f.name}={v}: {type(e).__name__}: {str(e)[:80]}')
+        print(json.dumps(dict(refused=refused, built=built, crashed=crashed)))
+    ''')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS='1'))
+    try: res = json.loads(r.stdout.strip().splitlines()[-1])
+    except Exception: return [('--set fuzz, every field of every preset', 'no crash', f'exit={r.returncode} {r.stderr[-200:]!r}', False)]
+    return [('--set fuzz, every field of every preset', 'refused or built, no crash', f"refused={res['refused']} built={res['built']} crashed={res['crashed'][:3]}", not res['crashed'])]
+
 
 def main():
     cases = []
     if '--ray' in sys.argv: return report(ray_cases())
+    if '--cli' in sys.argv: return report(cli_cases() + fuzz_cases())
     for where in ('step', 'reset'):
         for fault, says in (('raise', 'env 1 raised RuntimeError'), ('die', 'env 1 died'), ('hang', 'env 1 did not answer within 1.0 s')):
             msg, procs = worker_fault(fault, where)
@@ -214,7 +396,7 @@ def main():
     cases.append(('train over a run', 'exit=2 lines=1 unchanged=True', obs, obs == 'exit=2 lines=1 unchanged=True'))
     obs = orphans()
     cases.append(('parent SIGKILLed', 'workers_alive=0', obs, obs == 'workers_alive=0'))
-    report(cases + ray_cases())
+    report(cases + cli_cases() + fuzz_cases() + ray_cases())
 
 def report(cases):
     w = max(len(c[0]) for c in cases)

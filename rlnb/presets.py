@@ -21,8 +21,8 @@ from .agents.td3 import TD3Config, td3_learner
 from .agents.selfplay import SelfPlayConfig, selfplay_learner
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'learner_for', 'with_changes', 'check_effective', 'Preset', 'get_preset',
-           'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'MAX_SIZE', 'learner_for', 'with_changes', 'check_effective', 'Preset',
+           'get_preset', 'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 _BUILDERS = {DQNConfig: dqn_learner, DRQNConfig: drqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
@@ -206,11 +206,22 @@ def min_steps(cfg: RunConfig                         # an algorithm's config
     return hi
 
 # %% ../nbs/19b_presets.ipynb #1c3fe6e6
+MAX_SIZE = 2**31 - 1                       # a size or count that sizes arrays and tensors (a layer, a buffer, n-step, episodes) is at most this
+_UNBOUNDED = ('total_steps', 'eval_every')  # env steps: a run may be that long, an evaluation that rare
+
+def _too_big(v) -> bool:
+    if isinstance(v, tuple): return any(map(_too_big, v))
+    return isinstance(v, int) and not isinstance(v, bool) and v > MAX_SIZE
+
 def check_budget(cfg: RunConfig,                     # the config a run will train
                  algo: str = ''                      # the algorithm's name, for messages
                 ):
-    "Refuse a config that cannot train as asked: more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
+    "Refuse a config that cannot train as asked: sizes past what arrays hold, more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
     name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.runners, 1)
+    for f in fields(cfg):
+        if f.name not in _UNBOUNDED and _too_big(getattr(cfg, f.name)):
+            raise ValueError(f"{name}: {f.name} = {getattr(cfg, f.name)} is out of range: a size or count is at most {MAX_SIZE:,} (what the arrays and tensors it sizes can hold).")
+    if cfg.eval_envs > MAX_ENVS: raise ValueError(f"{name}: eval_envs = {cfg.eval_envs:,}: rlnb allows {MAX_ENVS:,} envs in one process (each is stepped in turn and holds its own state): use fewer.")
     if per > MAX_ENVS:
         raise ValueError(f"--n-envs {cfg.n_envs:,}: {per:,} envs in one process, and rlnb allows {MAX_ENVS:,} (a process steps its envs one after another, each with its own state): "
                          f"use fewer, or spread them over --runners (each runner is a process).")

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.fleet.html.md"""
 
 # %% ../../nbs/05f_data.fleet.ipynb #6c677247
 from __future__ import annotations
-import contextlib, copy, os, signal, time, warnings
+import contextlib, logging, copy, os, signal, time, warnings
 from typing import Callable
 import numpy as np
 import torch
@@ -34,10 +34,14 @@ def _init_ray(n_actors: int) -> bool:
     ray = _ray()
     if ray.is_initialized(): return False
     local = not os.environ.get('RAY_ADDRESS')
-    if local: os.environ.setdefault('RAY_AUTH_MODE', 'token')   # Ray's own default for a new local cluster, said explicitly: the same token auth, without its warning
+    if local: logging.getLogger('ray._private.authentication.authentication_token_setup').addFilter(_not_token_notice)
     ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors), _system_config=_RAY_CONFIG) if local else {}),
              include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
     return True
+
+def _not_token_notice(record) -> bool:
+    "A logging filter: drop Ray's notice that a new local cluster has token authentication on (the default, and what rlnb wants), keep the rest"
+    return not record.getMessage().startswith('Token authentication is enabled for this Ray cluster')
 
 _RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)   # a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its restarts
 

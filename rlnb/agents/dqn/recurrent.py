@@ -12,7 +12,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION, BOOL
+from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION, BOOL, LAYERS
 from ...learner import LossCallback
 from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
 from ...data.recurrent import RecurrentRolloutCollector
@@ -158,7 +158,7 @@ class DRQNConfig(OffPolicyConfig):
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
         if self.runners: raise ValueError('DRQNConfig.runners: DRQN cuts its sequences from the rollouts of one collector in this process; Ray runners are not supported for it yet (runners=0).')
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, target_every=POSITIVE_INT,
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS, target_every=POSITIVE_INT,
                      eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')

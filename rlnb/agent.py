@@ -16,9 +16,9 @@ import torch.nn.functional as F
 from .core import Seeder, tree_map, tree_leaves, rng_state, set_rng_state
 
 # %% auto #0
-__all__ = ['space_kind', 'Selector', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule', 'EpsilonGreedySelector',
-           'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'reset_state',
-           'RecurrentAgent', 'RandomAgent']
+__all__ = ['space_kind', 'Selector', 'first_leaf', 'q_and_info', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule',
+           'EpsilonGreedySelector', 'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent',
+           'reset_state', 'RecurrentAgent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
 def space_kind(space                                 # a gymnasium space (recognised by its type name)
@@ -62,11 +62,13 @@ class Selector:
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
 
 # %% ../nbs/04_agent.ipynb #4d966728
-def _first_leaf(obs) -> torch.Tensor:
+def first_leaf(obs                                  # a batch of observations `[B, ...]`, or a tree of them
+              ) -> torch.Tensor:
     "The first tensor of a batch of observations (a tensor, or a tree of them): its rows and device are the batch's"
     return obs if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0]
 
-def _q_and_info(out):
+def q_and_info(out                                  # a Q-network's output: Q-values `[B, A]`, or a dict with them under 'q'
+              ) -> tuple:
     "Q-values `[B, A]` from a model output (a tensor, or a dict with 'q'), and the info dict to return with them"
     if isinstance(out, dict): return out['q'], dict(out)
     return out, {'q': out}
@@ -75,7 +77,7 @@ class ArgmaxSelector(Selector):
     "The action with the highest Q-value"
     supported = ('Discrete',)
     def __call__(self, out, deterministic: bool = True):
-        q_BA, info = _q_and_info(out)
+        q_BA, info = q_and_info(out)
         return q_BA.argmax(-1), info
 
 # %% ../nbs/04_agent.ipynb #09b62492
@@ -144,7 +146,7 @@ def _pick(self: EpsilonGreedySelector, q_BA, info: dict, eps: float, explore_B, 
 
 @patch
 def __call__(self: EpsilonGreedySelector, out, deterministic: bool = False):
-    q_BA, info = _q_and_info(out)
+    q_BA, info = q_and_info(out)
     if deterministic: return q_BA.argmax(-1), info
     return self._pick(q_BA, info, *self._draw(len(q_BA), self.n_actions))
 
@@ -155,10 +157,10 @@ def act(self: EpsilonGreedySelector,
         deterministic: bool = False):         # act greedily (evaluation)
     "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
     if deterministic: return self(forward(obs), deterministic)
-    x = _first_leaf(obs)
+    x = first_leaf(obs)
     eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
     if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}
-    return self._pick(*_q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
+    return self._pick(*q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
 class CategoricalSelector(Selector):
@@ -276,7 +278,7 @@ class RecurrentAgent(Agent):
         "Actions, the selector's info and the next state, for a batch `obs`"
         dev = self._param.device if self._param is not None else model_device(self.model)
         obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)
-        B = _first_leaf(obs).shape[0]
+        B = first_leaf(obs).shape[0]
         if state is None: state = self.initial_state(B)
         elif start is not None and bool(start.any()): state = reset_state(state, self.initial_state(B), start)
         with torch.set_grad_enabled(grad):
@@ -300,7 +302,7 @@ class RandomAgent:
             obs,                                  # a batch of observations `[B, ...]` (or a tree of them): only its batch size is used
             deterministic: bool = False,          # ignored: a random agent has no greedy action
             grad: bool = False):                  # ignored
-        B = _first_leaf(obs).shape[0]
+        B = first_leaf(obs).shape[0]
         if self.kind == 'Discrete':
             a = torch.randint(self.n, (B,), generator=self.gen)
             return (a + self.start if self.start else a), {}

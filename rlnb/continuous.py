@@ -15,7 +15,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTION
-from .agent import Selector, Agent, space_kind, _first_leaf
+from .agent import Selector, Agent, space_kind, first_leaf
 from .learner import LossCallback
 from .fast import adam
 from .data.gym import TransitionCollector, example_step
@@ -91,7 +91,7 @@ def act(self: BoxSelector,
         deterministic: bool = False):         # act greedily (evaluation)
     "Random actions (without the forward) while `env_step < random_steps`, else `self(forward(obs))`"
     if deterministic or self.env_step >= self.random_steps: return self(forward(obs), deterministic)
-    x = _first_leaf(obs)
+    x = first_leaf(obs)
     u = torch.rand((x.shape[0], *self.low.shape), generator=self.gen).mul_(2).sub_(1)
     self.env_step += len(u)
     return self.to_env(u).to(x.device), {'unit_action': u}

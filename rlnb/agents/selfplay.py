@@ -23,7 +23,7 @@ from ..data.eval import EvalCallback
 from ..callback import Callback
 from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, OpponentPool, play_games
 from ..memory.experience_replay import ExperienceReplay
-from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, _algo_cbs
+from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
 # %% auto #0
 __all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig',
@@ -261,4 +261,4 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if cfg.rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
     extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
-    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in _algo_cbs(cfg, l, None)), *monitor_cbs, *extra, *cbs], progress)
+    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *cbs], progress)

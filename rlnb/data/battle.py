@@ -14,7 +14,7 @@ import torch
 import torchdata.nodes as tn
 from ..core import Step, Seeder, rng_state, set_rng_state
 from ..loop import Loop
-from ..agent import EpsilonGreedySelector, _q_and_info
+from ..agent import EpsilonGreedySelector, q_and_info
 from .gym import Collector
 
 # %% auto #0
@@ -60,13 +60,13 @@ class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
             obs: dict,                            # `observation` and `action_mask` `[B, A]`
             deterministic: bool = False):         # the best legal move (evaluation)
         mask = obs['action_mask']
-        if deterministic: q, info = _q_and_info(forward(obs)); return masked(q, mask).argmax(-1), info
+        if deterministic: q, info = q_and_info(forward(obs)); return masked(q, mask).argmax(-1), info
         B, eps = mask.shape[0], self.epsilon
         explore = torch.rand(B, generator=self.gen) < eps
         rand = legal_random(mask, self.gen)
         self.env_step += B
         if bool(explore.all()): return rand.to(mask.device), {'epsilon': eps}
-        q, info = _q_and_info(forward(obs))
+        q, info = q_and_info(forward(obs))
         greedy = masked(q, mask).argmax(-1)
         return torch.where(explore.to(greedy.device), rand.to(greedy.device), greedy), info | {'epsilon': eps}
 

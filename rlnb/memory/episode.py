@@ -10,7 +10,7 @@ from collections import deque
 import numpy as np
 import torch
 from ..core import Step, Seeder, tree_map, rng_state, set_rng_state, check_fields, POSITIVE_INT
-from .experience_replay import Storage, _to_plain, _from_plain
+from .experience_replay import Storage, to_plain, from_plain
 
 # %% auto #0
 __all__ = ['EpisodeReplay']
@@ -86,7 +86,7 @@ def _clear(self: EpisodeReplay):
 
 def _state_dict(self: EpisodeReplay) -> dict:
     st = dict(capacity=self.capacity, episodes=list(self.episodes), rows=self.rows, n_added=self.n_added, rng=rng_state(self.rng), storage=None)
-    if self.storage is not None: st['storage'] = dict(example=_to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())   # slots 0..size-1: every stored episode lies there
+    if self.storage is not None: st['storage'] = dict(example=to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())   # slots 0..size-1: every stored episode lies there
     return st
 
 def _load_state_dict(self: EpisodeReplay, st: dict):
@@ -94,7 +94,7 @@ def _load_state_dict(self: EpisodeReplay, st: dict):
     self.episodes, self.rows, self.n_added = deque(tuple(e) for e in st['episodes']), st['rows'], st['n_added']
     set_rng_state(self.rng, st['rng'])
     if st['storage'] is not None:
-        s = st['storage']; self.storage = Storage(self.capacity, _from_plain(s['example']), self.device).load_state_dict(s)
+        s = st['storage']; self.storage = Storage(self.capacity, from_plain(s['example']), self.device).load_state_dict(s)
     return self
 
 EpisodeReplay.clear, EpisodeReplay.state_dict, EpisodeReplay.load_state_dict = _clear, _state_dict, _load_state_dict

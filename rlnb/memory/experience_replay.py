@@ -18,7 +18,7 @@ from ..core import Step, tree_cat, save_checkpoint, load_checkpoint, CheckpointE
 from .samplers import UniformSampler
 
 # %% auto #0
-__all__ = ['available_memory', 'Storage', 'ReplayBatch', 'ExperienceReplay']
+__all__ = ['available_memory', 'Storage', 'ReplayBatch', 'ExperienceReplay', 'to_plain', 'from_plain']
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #715e94d0
 def _field_names(tree) -> list:
@@ -319,17 +319,20 @@ def clear(self: ExperienceReplay):
     return self
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #e7aa21df
-def _to_plain(tree):
+def to_plain(tree                                   # a tree of `Step`s, dicts, tuples and tensors
+            ) -> dict:
     "A `Step`/dict/tuple tree as dicts, lists and tensors (for weights-only checkpoints)"
-    if isinstance(tree, Step): return {'__step__': {k: _to_plain(v) for k, v in tree._asdict().items()}}
-    if isinstance(tree, dict): return {k: _to_plain(v) for k, v in tree.items()}
-    if isinstance(tree, (tuple, list)): return {'__tuple__': [_to_plain(v) for v in tree]}
+    if isinstance(tree, Step): return {'__step__': {k: to_plain(v) for k, v in tree._asdict().items()}}
+    if isinstance(tree, dict): return {k: to_plain(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)): return {'__tuple__': [to_plain(v) for v in tree]}
     return tree
 
-def _from_plain(x):
-    if isinstance(x, dict) and '__step__' in x: return Step(**{k: _from_plain(v) for k, v in x['__step__'].items()})
-    if isinstance(x, dict) and '__tuple__' in x: return tuple(_from_plain(v) for v in x['__tuple__'])
-    if isinstance(x, dict): return {k: _from_plain(v) for k, v in x.items()}
+def from_plain(x                                     # what `to_plain` made
+              ):
+    "The tree `to_plain` made plain, with its `Step`s and tuples back"
+    if isinstance(x, dict) and '__step__' in x: return Step(**{k: from_plain(v) for k, v in x['__step__'].items()})
+    if isinstance(x, dict) and '__tuple__' in x: return tuple(from_plain(v) for v in x['__tuple__'])
+    if isinstance(x, dict): return {k: from_plain(v) for k, v in x.items()}
     return x
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #f8089711
@@ -353,7 +356,7 @@ def state_dict(self: ExperienceReplay) -> dict:
     s = self.storage
     if s is not None:
         example = _pt.tree_unflatten([None if b is None else b[:1].cpu().clone() for b in s.bufs], s.spec)
-        st['storage'] = dict(example=_to_plain(example), **s.state_dict())
+        st['storage'] = dict(example=to_plain(example), **s.state_dict())
     return st
 
 @patch
@@ -366,7 +369,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
                          f"({'DQNConfig(prioritized=True)' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=False)'}).")
     if state['storage'] is not None:
         s = state['storage']
-        self._allocate(_from_plain(s['example'])).load_state_dict(s)
+        self._allocate(from_plain(s['example'])).load_state_dict(s)
     self.sampler.load_state_dict(state['sampler'])
     if self.monitor is not None and 'monitor' in state: self.monitor.load_state_dict(state['monitor'])
     self.n_added = state['n_added']

@@ -30,7 +30,7 @@ from .categorical import CategoricalQNetwork, C51Loss
 
 # %% auto #0
 __all__ = ['QUICK_CARTPOLE', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network',
-           'dqn_loss', 'dqn_learner']
+           'dqn_loss', 'dqn_callbacks', 'dqn_learner']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
 class QNetwork(nn.Module):
@@ -178,7 +178,10 @@ def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`
     if cfg.head == 'categorical': return C51Loss(net, cfg.gamma, target=target)
     return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if cfg.bootstrap == 'double' else GreedyBootstrap(), loss=cfg.loss)
 
-def _algo_cbs(cfg: DQNConfig, loss, sampler) -> list:
+def dqn_callbacks(cfg: DQNConfig,                     # the run's config: its target update and prioritized replay
+                  loss,                               # the `DQNLoss` whose target network is updated
+                  sampler                             # the prioritized sampler whose priorities are written back (None: uniform)
+                 ) -> list:
     "The target network's updates and the priorities' write-back, where `cfg` asks for them"
     cbs = [TargetNetworkCallback(loss.target, loss.online, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
@@ -216,7 +219,7 @@ def dqn_learner(env_id: str,                          # a registered gymnasium i
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), eval_envs)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*_algo_cbs(cfg, loss, sampler), *monitor_cbs, *cbs], progress)
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *cbs], progress)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
 QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1, eps_fraction=0.5,

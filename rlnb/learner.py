@@ -21,7 +21,7 @@ from .callback import Callback, Metrics
 from .fast import clip_grad_norm
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'source_loops', 'stop_on_signals']
+__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'pipeline', 'stop_on_signals']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -74,7 +74,7 @@ class Learner(Loop):
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         self.losses, self.loss_cb = [], None
         own = [] if loss_func is None else [ModelLoss(model, loss_func, opt_func, lr, get_x, get_y, max_grad_norm)]
-        super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=source_loops(data) + list(inner))
+        super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=[x for x in pipeline(data) if isinstance(x, Loop)] + list(inner))
         if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's prediction) or LossCallbacks in cbs.")
 
 # %% ../nbs/03_learner.ipynb #fae0f0db
@@ -169,13 +169,12 @@ def loss_func(self: Learner):
     return self._only_loss().loss_func
 
 # %% ../nbs/03_learner.ipynb #c4150590
-def source_loops(data                                  # a data source: a Loader, a node, a list...
-                ) -> list:
-    "The `Loop`s along a data pipeline: `data` itself, a Loader's `root`, and each node's `source`, in order"
+def pipeline(data                                      # a data source: a Loader, a node, a list...
+            ) -> list:
+    "The stages of a data pipeline, from `data` back to its start: `data` itself, a Loader's `root`, then each node's `source`"
     out, x, seen = [], data, set()
     while x is not None and id(x) not in seen:
-        seen.add(id(x))
-        if isinstance(x, Loop): out.append(x)
+        seen.add(id(x)); out.append(x)
         nxt = getattr(x, 'root', None)   # not `or`: an empty buffer is falsy
         x = nxt if nxt is not None else getattr(x, 'source', None)
     return out

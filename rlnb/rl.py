@@ -19,9 +19,9 @@ from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback
 from .learner import Learner
 from .agent import Agent
-from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger
+from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
-from .data.fleet import RayCollector, RayEvalCallback, source_collector
+from .data.fleet import RayCollector, RayEvalCallback
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 

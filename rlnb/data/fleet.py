@@ -15,12 +15,12 @@ from fastcore.basics import patch
 from ..core import Step, Seeder, tree_map, tree_cat
 from ..loop import Loop
 from ..callback import Callback, Metrics
-from .gym import Collector, find_collector
+from .gym import Collector, find_collector, source_collector
 from .rollout import Rollout
 from .eval import EvalCallback, EvalResult, evaluate
 
 # %% auto #0
-__all__ = ['RunnerError', 'source_collector', 'Runner', 'RayCollector', 'FleetCallback', 'EvalRunner', 'RayEvalCallback']
+__all__ = ['RunnerError', 'Runner', 'RayCollector', 'FleetCallback', 'EvalRunner', 'RayEvalCallback']
 
 # %% ../../nbs/05f_data.fleet.ipynb #f2dfe1ff
 def _ray():
@@ -57,14 +57,6 @@ class _EpisodeTape(Callback):
     def take(self) -> list: rows, self.rows = self.rows, []; return rows
 
 # %% ../../nbs/05f_data.fleet.ipynb #bd74153a
-def source_collector(node                               # a collector, or a node over one (`NStepReturns`)
-                    ) -> Collector:
-    "The `Collector` at the start of a data pipeline: `node` itself, or the first along its `source`s"
-    x = node
-    while x is not None and not isinstance(x, Collector): x = getattr(x, 'source', None)
-    if x is None: raise ValueError(f'{type(node).__name__} has no collector along its sources: make() must return a collector or a node over one.')
-    return x
-
 def _numpy(item): return tree_map(lambda t: t.numpy(), item)    # Ray moves numpy arrays without pickling them
 def _torch(item): return tree_map(lambda a: torch.from_numpy(np.array(a)), item)   # a writable copy of the object store's read-only view
 

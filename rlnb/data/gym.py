@@ -17,6 +17,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.async_vector_env import _async_worker
 from ..core import Step, Seeder, tree_map
 from ..loop import Loop
+from ..learner import pipeline
 from ..callback import Callback, Metrics
 from ..agent import space_kind
 from .snapshot import env_snapshot, restore_env_snapshot
@@ -24,7 +25,8 @@ from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1
 
 # %% auto #0
 __all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'reset_envs',
-           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'find_collector', 'EpisodeLogger']
+           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'source_collector', 'find_collector',
+           'EpisodeLogger']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -334,12 +336,17 @@ def example_step(envs: gym.vector.VectorEnv,           # the vector env the tran
     return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None, i64 if version else None)
 
 # %% ../../nbs/05_data.gym.ipynb #6431dada
-def find_collector(loop: Loop                            # a loop whose pipeline starts with a collector (a learner)
-                  ) -> Collector:
-    "The first `Collector` among `loop` and its inner loops"
-    c = next((l for l in loop.loops() if isinstance(l, Collector)), None)
-    if c is None: raise ValueError(f'{loop.name} has no collector among its loops: give it a data pipeline that starts with a collector.')
+def source_collector(node                               # a collector, or a node (or Loader) over one
+                    ) -> Collector:
+    "The `Collector` at the start of a data pipeline: the first stage along `pipeline(node)` that is one"
+    c = next((x for x in pipeline(node) if isinstance(x, Collector)), None)
+    if c is None: raise ValueError(f'{type(node).__name__} has no collector along its sources: give it a data pipeline that starts with a collector (make() must return a collector or a node over one).')
     return c
+
+def find_collector(loop: Loop                            # a learner (a loop with `data`) whose pipeline starts with a collector, or a collector
+                  ) -> Collector:
+    "The `Collector` that feeds `loop`: the one at the start of its data pipeline (a collector feeds itself)"
+    return source_collector(getattr(loop, 'data', loop))
 
 class EpisodeLogger(Callback):
     "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"

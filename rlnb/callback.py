@@ -23,9 +23,9 @@ def _snake(name: str) -> str:
     return re.sub(r'(?<=[a-z0-9])([A-Z])', r'_\1', name).lower()
 
 class Callback:
-    "Base class of callbacks: `order`, `every`, a `name`, read access to the loop, explicit writes"
+    "Base class of callbacks: `order`, `run_every`, a `name`, read access to the loop, explicit writes"
     order: int = 0
-    every: int | dict = 1   # run on every `every`-th occurrence of each event, or {event: period}
+    run_every: int | dict = 1   # the loop runs the callback on every `run_every`-th occurrence of each of its events, or {event: period}: the one attribute the loop reads for scheduling
     loop: Loop | None = None
 
     @property
@@ -97,7 +97,7 @@ class Recorder(Callback):
     def __init__(self,
                  every: int = 1,                       # log every `every`-th batch
                  step=None):                           # `step(learn) -> int`, the x position of each value (default `learn.opt_step`)
-        self.every, self.step = {'after_batch': every}, step
+        self.run_every, self.step = {'after_batch': every}, step
     def after_batch(self):
         loss = getattr(self.learn, 'loss', None)
         if loss is None: return
@@ -218,7 +218,7 @@ class CheckpointCallback(Callback):
         if keep < 1: raise ValueError(f'keep must be >= 1, got {keep}')
         if not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
         self.dir, self.keep, self.at_end, self.step, self.period = Path(dir), keep, at_end, step, every
-        if step is None: self.every = {'after_batch': every}
+        if step is None: self.run_every = {'after_batch': every}
         self.next, self.saved = every, None   # with `step`: the count at which the next save is due
 
     def save(self) -> Path:

@@ -53,7 +53,7 @@ class Loop:
                  inner=()):                            # loops inside this one, whose events the callbacks here also hear
         self.cbs, self.inner, self.parent = [], [], None
         self._dispatch, self._profile, self._trace = {}, None, None
-        self._every = {}   # id(callback) -> {event: occurrences seen}, for the callbacks attached here that have an `every`
+        self._every = {}   # id(callback) -> {event: occurrences seen}, for the callbacks attached here that have a `run_every`
         for loop in inner: self.add_inner(loop)
         self.add_cbs(cbs)
 
@@ -98,19 +98,19 @@ def _name_error(e: BaseException, cb, event: str):
     except AttributeError: pass
 
 def _period(cb, event: str) -> int:
-    every = getattr(cb, 'every', 1)
+    every = getattr(cb, 'run_every', 1)
     return every.get(event, 1) if isinstance(every, dict) else every
 
 # %% ../nbs/01_loop.ipynb #80503198
 @patch
 def _bind(self: Loop, cb, event: str) -> Callable:
-    "The function that runs `cb`'s `event` method, with naming, `every`, profiling and tracing as configured"
+    "The function that runs `cb`'s `event` method, with naming, `run_every`, profiling and tracing as configured"
     f = getattr(cb, event)
     if self._trace is not None: f = _traced(self, cb, event, f)
     if self._profile is not None: f = _timed(self._profile, (event, _cb_name(cb)), f)
     period = _period(cb, event)
     if period != 1:
-        if period < 1: raise ValueError(f"{_cb_name(cb)}.every must be >= 1 for '{event}', got {period}")
+        if period < 1: raise ValueError(f"{_cb_name(cb)}.run_every must be >= 1 for '{event}', got {period}")
         counts, inner = cb.loop.every_counts(cb), f   # kept by the loop the callback is attached to, whichever loop fires the event
         def f():
             n = counts[event] = counts.get(event, 0) + 1
@@ -181,7 +181,7 @@ def remove_cbs(self: Loop,
 def every_counts(self: Loop,
                  cb                                    # a callback attached to this loop
                 ) -> dict:
-    "`{event: occurrences so far}` of callback `cb` (attached here) for its events with an `every` period; the dict the dispatch updates"
+    "`{event: occurrences so far}` of callback `cb` (attached here) for its events with a `run_every` period; the dict the dispatch updates"
     return self._every.setdefault(id(cb), {})
 
 @patch

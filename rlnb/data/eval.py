@@ -65,7 +65,7 @@ class EvalCallback(Callback):
     order = 20
     def __init__(self, envs: gym.vector.VectorEnv,   # the evaluation envs, apart from the training ones
                  agent,                              # acts deterministically on them (usually the trained model, greedy)
-                 period: int,                        # env steps between evaluations (not `Callback.every`, which counts events)
+                 period: int,                        # env steps between evaluations (not `Callback.run_every`, which counts events)
                  n_episodes: int = 20,               # episodes per evaluation, spread over the envs with quotas
                  threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation

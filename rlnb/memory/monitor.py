@@ -147,7 +147,7 @@ class ReplayMonitorCallback(Callback):
                  replay,                               # an `ExperienceReplay` with a monitor
                  read_every: int | None = 1000):       # learner steps between readings (None: keep the version only, for eviction without readings)
         if getattr(replay, 'monitor', None) is None: raise ValueError('ReplayMonitorCallback needs a replay with a monitor: ExperienceReplay(..., monitor=ReplayMonitor()).')
-        self.replay, self.read_every = replay, read_every   # (a callback's `every` would space all its events)
+        self.replay, self.read_every = replay, read_every   # (a callback's `run_every` would space all its events)
         if read_every is not None: check_fields(self, read_every=POSITIVE_INT)
 
     def _sync(self):

@@ -305,7 +305,7 @@ class PGStatsCallback(Callback):
     order = -9
     def __init__(self,
                  every: int = 10):                     # minibatches between logs
-        self.every = {'after_batch': every}
+        self.run_every = {'after_batch': every}
     def before_fit(self): self._col = find_collector(self.learn)
     def after_batch(self):
         p, clip = self.learn.loss_func.parts, getattr(self.learn.loss_func, 'clip', None)

@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/callback.html.md"""
 from __future__ import annotations
 import csv, re, sys, time, warnings
 from pathlib import Path
+from typing import NamedTuple
 from fastcore.basics import patch
 from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
@@ -16,7 +17,7 @@ from .loop import Loop, CancelFitException
 
 # %% auto #0
 __all__ = ['Callback', 'Metrics', 'Recorder', 'ProgressCallback', 'CSVLogger', 'TensorBoardLogger', 'checkpoints',
-           'CheckpointCallback', 'StopWhenCallback']
+           'CheckpointCallback', 'Stop', 'StopWhenCallback']
 
 # %% ../nbs/02_callback.ipynb #4beb2b06
 def _snake(name: str) -> str:
@@ -234,11 +235,19 @@ class CheckpointCallback(Callback):
         if n >= self.next: self.next = (n // self.period + 1) * self.period; self.save()
 
     def after_fit(self):
-        if not self.at_end or getattr(self.learn, 'mid_batch', False): return   # stopped inside a batch: keep the last whole state
+        stop = getattr(self.learn, 'stop', None)
+        if not self.at_end or (stop is not None and not stop.whole): return   # stopped inside a batch: keep the last whole state
         if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
 
     def state_dict(self) -> dict: return {'next': self.next}
     def load_state_dict(self, state: dict): self.next = state['next']; return self
+
+# %% ../nbs/02_callback.ipynb #afdebcc7
+class Stop(NamedTuple):
+    "How a fit ended early: why, whether it was an interrupt (a signal, `request_stop`: the fit raises `KeyboardInterrupt`), and whether the state is whole (stopped between batches)"
+    reason: str                 # 'interrupted', 'terminated', 'x = 3 reached 3 at step 4', ...
+    interrupt: bool = False     # True: asked from outside (the fit then raises); False: a callback ended it (the fit returns)
+    whole: bool = True          # True: between batches, so a checkpoint now resumes exactly; False: inside a batch
 
 # %% ../nbs/02_callback.ipynb #6219fafb
 class StopWhenCallback(Callback):
@@ -255,5 +264,5 @@ class StopWhenCallback(Callback):
         v = self.learn.metrics.last(self.metric)
         if v is None: return
         if (v >= self.threshold) if self.mode == 'max' else (v <= self.threshold):
-            self.learn.stop_reason = f'{self.metric} = {v:.4g} reached {self.threshold:.4g} at step {self.learn.opt_step}'
+            self.learn.stop = Stop(f'{self.metric} = {v:.4g} reached {self.threshold:.4g} at step {self.learn.opt_step}')
             raise CancelFitException()

@@ -17,7 +17,7 @@ from torch import nn
 import torchdata.nodes as tn
 from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
 from .loop import Loop, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
-from .callback import Callback, Metrics
+from .callback import Callback, Metrics, Stop
 from .fast import clip_grad_norm
 
 # %% auto #0
@@ -69,7 +69,7 @@ class Learner(Loop):
         self.model, self.data = model, data
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
-        self.stop_reason, self.interrupted, self.mid_batch, self.stop_request = None, False, False, None
+        self.stop = None   # a `Stop` once something stops a fit early (or asks to): the one place to read why and how
         self._loaded_data = None   # the data pipeline's state as `load` read it (`restore_data` applies it)
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         self.losses, self.loss_cb = [], None
@@ -186,11 +186,11 @@ def fit(self: Learner,
     "Run `n_batches` batches of training"
     if isinstance(n_batches, bool) or not isinstance(n_batches, int) or n_batches < 0:
         raise ValueError(f"fit(n_batches) takes a non-negative integer number of batches, got {n_batches!r}.")
-    self.n_batches, self.stop_reason, self.interrupted, self.mid_batch = n_batches, None, False, False
+    self.n_batches, self.stop = n_batches, None
     self.model.train()
-    try: self._with_events('fit', self._fit, CancelFitException)
-    finally: self.stop_request = None
-    if self.interrupted: raise KeyboardInterrupt(f'fit interrupted {"in" if self.mid_batch else "after"} batch {self.batch_idx} (opt_step {self.opt_step})')
+    self._with_events('fit', self._fit, CancelFitException)
+    if self.stop is not None and self.stop.interrupt:
+        raise KeyboardInterrupt(f'fit interrupted {"after" if self.stop.whole else "in"} batch {self.batch_idx} (opt_step {self.opt_step})')
     return self
 
 @patch
@@ -199,19 +199,16 @@ def _fit(self: Learner):
         for self.batch_idx in range(self.n_batches):
             self.batch = self._next_batch()
             self._with_events('batch', self._do_batch, CancelBatchException)
-            if self.stop_request is not None:   # asked between batches: the state is whole, as after any batch
-                self.stop_reason, self.interrupted = self.stop_request, True
-                raise CancelFitException()
+            if self.stop is not None: raise CancelFitException()   # asked during the batch, acted on between batches: the state is whole
     except KeyboardInterrupt:
-        self.interrupted = self.mid_batch = True
-        self.stop_reason = self.stop_request or 'interrupted'   # the signal that asked first, or a plain Ctrl-C
+        self.stop = Stop(self.stop.reason if self.stop is not None else 'interrupted', interrupt=True, whole=False)   # the signal that asked first, or a plain Ctrl-C
         raise CancelFitException() from None
 
 @patch
 def request_stop(self: Learner,
-                 reason: str = 'interrupted'):         # recorded as `stop_reason`
-    "Ask the running `fit` to stop after the current batch; `fit` then raises `KeyboardInterrupt`, with the state whole (`mid_batch` False)"
-    self.stop_request = reason
+                 reason: str = 'interrupted'):         # the `Stop`'s reason
+    "Ask the running `fit` to stop after the current batch: `learn.stop` says so at once, and `fit` then raises `KeyboardInterrupt`, with the state whole"
+    self.stop = Stop(reason, interrupt=True)
 
 # %% ../nbs/03_learner.ipynb #792d40f5
 @patch
@@ -340,7 +337,7 @@ def stop_on_signals(learn: Learner):                     # the learner whose fit
     "Within: the first SIGINT or SIGTERM calls `learn.request_stop('interrupted' | 'terminated')`, a second raises `KeyboardInterrupt` at once (main thread only)"
     if threading.current_thread() is not threading.main_thread(): yield learn; return
     def handler(sig, frame):
-        if learn.stop_request is None: learn.request_stop(_STOP_REASONS[sig]); return
+        if learn.stop is None: learn.request_stop(_STOP_REASONS[sig]); return
         for s, h in prev.items(): signal.signal(s, h)
         raise KeyboardInterrupt(f'second {signal.Signals(sig).name}: aborted at once')
     prev = {s: signal.signal(s, handler) for s in _STOP_REASONS}

@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 import torch
 from .core import check_fields, POSITIVE_INT, FINITE_OR_NONE, BOOL
 from .loop import CancelFitException
-from .callback import Callback
+from .callback import Callback, Stop
 
 # %% auto #0
 __all__ = ['MetricEvalCallback']
@@ -66,7 +66,7 @@ def _evaluate(self: MetricEvalCallback):
     self.learn.metrics.log(f'eval_{self.label}', v, step)
     if self.better(v, self.best): self.best, self.best_step = v, step
     if self.stop_value is not None and not self.better(self.stop_value, v):
-        self.learn.stop_reason = f'eval_{self.label} = {v:.4g} reached {self.stop_value} at learner step {step}'
+        self.learn.stop = Stop(f'eval_{self.label} = {v:.4g} reached {self.stop_value} at learner step {step}')
         raise CancelFitException()
 
 MetricEvalCallback._score, MetricEvalCallback.evaluate = _score, _evaluate

@@ -16,7 +16,7 @@ from torch import nn
 import torchdata.nodes as tn
 from .core import Seeder, tree_leaves, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
 from .loop import CancelFitException
-from .callback import Callback, Recorder, ProgressCallback
+from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger, source_collector
@@ -226,7 +226,7 @@ class StopWhenSolvedCallback(Callback):
     order = 30
     def after_batch(self):
         if self.learn.evaluator.solved_at is not None:
-            self.learn.stop_reason = f'solved at env step {self.learn.evaluator.solved_at}'
+            self.learn.stop = Stop(f'solved at env step {self.learn.evaluator.solved_at}')
             raise CancelFitException()
 
 # %% ../nbs/07_rl.ipynb #1bdca01e

@@ -102,7 +102,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     with stop_on_signals(learn):
         try: learn.train()
         except KeyboardInterrupt:
-            raise RunInterrupted(out, col.env_step, saved=not learn.mid_batch, signal='SIGTERM' if learn.stop_reason == 'terminated' else 'SIGINT') from None
+            raise RunInterrupted(out, col.env_step, saved=learn.stop.whole, signal='SIGTERM' if learn.stop.reason == 'terminated' else 'SIGINT') from None
     wall = time.perf_counter() - t0
     final = ev.final(col.env_step)   # the learner's, made in the batch that spent the budget (logged, checkpointed); here only if the run stopped early
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.fleet.html.md"""
 
 # %% ../../nbs/05f_data.fleet.ipynb #6c677247
 from __future__ import annotations
-import contextlib, logging, copy, os, signal, time, warnings
+import contextlib, logging, os, signal, time, warnings
 from typing import Callable
 import numpy as np
 import torch

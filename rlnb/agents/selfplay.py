@@ -21,7 +21,7 @@ from ..fast import adam
 from ..rl import RLLearner, OffPolicyBatches, mlp, seeded_init
 from ..data.eval import EvalCallback
 from ..callback import Callback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, OpponentPool, play_games
+from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, play_games
 from ..memory.experience_replay import ExperienceReplay
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
@@ -178,7 +178,7 @@ class SnapshotCallback(Callback):
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3b026010
 class SplitReplay:
-    "One replay per learner of a battle (`BattleCollector(opponent_learns=True)`): each row goes to the replay `step.info[key]` names, and a sample is a batch from each"
+    "One replay per learner of a battle (`BattleCollector(learner, Rival(agent))`): each row goes to the replay `step.info[key]` names, and a sample is a batch from each"
     def __init__(self,
                  replays: list,                        # replay k stores the rows whose `info[key]` is k
                  key: str = 'player'):                 # the `Step.info` entry that names the learner
@@ -197,7 +197,7 @@ class SplitReplay:
     def extend(self,
                steps: list):                          # collector items, each row tagged in `info[key]`
         "Store each row in its learner's replay (the items joined first: one write per replay)"
-        if any(self.key not in (s.info or {}) for s in steps): raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(opponent_learns=True).")
+        if any(self.key not in (s.info or {}) for s in steps): raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(learner, Rival(opponent)).")
         step = steps[0] if len(steps) == 1 else tree_cat(steps)
         bad = step.info[self.key][(step.info[self.key] < 0) | (step.info[self.key] >= len(self.replays))]
         if len(bad): raise ValueError(f"Step.info['{self.key}'] names learner {int(bad[0])}, and this SplitReplay has replays 0 to {len(self.replays) - 1}: give one replay per learner.")
@@ -249,11 +249,11 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
     if cfg.rival:   # a second network of its own, with its own replay, loss and optimizer
         net2, loss2 = seeded_init(seeds[6].int(), build)
         rival, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
-        col = BattleCollector(envs, agent, rival, seed=seeds[2].int() % 2**31, opponent_learns=True)
+        col = BattleCollector(envs, agent, Rival(rival), seed=seeds[2].int() % 2**31)
         replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
     else:
         if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
-        col = BattleCollector(envs, agent, pool, seed=seeds[2].int() % 2**31, negamax=pool is None)
+        col = BattleCollector(envs, agent, pool if pool is not None else SelfPlay(negamax=True), seed=seeds[2].int() % 2**31)
         replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = BattleEvalCallback(eval_envs or make_game(env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)

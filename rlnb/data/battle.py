@@ -19,7 +19,8 @@ from .gym import Collector
 
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead', 'play_games', 'OpponentPool']
+           'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead', 'play_games',
+           'OpponentPool']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -91,25 +92,33 @@ def battle_players(env                               # a PettingZoo AEC env
     if len(players) != 2: raise ValueError(f"Battles are between two players, and this env has {len(players)} ({', '.join(players)}): use a two-player game such as tictactoe_v3 or connect_four_v3.")
     return players
 
+class SelfPlay(NamedTuple):
+    "The learner in both seats: each seat's transitions from its own side; with `negamax`, every move a transition ending at the opponent's turn"
+    negamax: bool = False       # negamax transitions (a zero-sum game): the next observation is the opponent's view, its value is minus theirs
+
+class Rival(NamedTuple):
+    "An opponent agent that learns too: both seats' transitions come out, `Step.info['player']` 0 (the learner's) or 1 (the rival's)"
+    agent: object               # one agent with its own network (a pool's members do not learn)
+
+# %% ../../nbs/05h_data.battle.ipynb #6b7e0610
 class BattleCollector(Collector):
-    "`learner` against `opponent` (None: itself) in two-player PettingZoo AEC envs; each item holds the learning seats' transitions completed in one ply of every env"
+    "`learner` against `opponent` (a fixed one, itself, or a rival that learns) in two-player PettingZoo AEC envs; each item holds the learning seats' transitions completed in one ply of every env"
     def __init__(self,
                  envs: list,                           # AEC envs of one two-player game (e.g. `[tictactoe_v3.env() for _ in range(8)]`)
                  learner,                              # the agent that learns: `act(board_obs) -> (moves, info)`
-                 opponent=None,                        # the other player: an agent, a `LegalRandomAgent`, a pool (`pick()` gives each game's); None: the learner in both seats
+                 opponent=SelfPlay(),                  # an agent or a pool (`pick()` gives each game's): a fixed opponent, the learner's transitions; `SelfPlay()`; `Rival(agent)`
                  seed: int = 0,                        # env i first resets with seed + i
                  seat: int | None = None,              # the learner's seat, 0 (moves first) or 1; None: alternate game by game, first in game 0
                  deterministic: bool = False,          # both players act greedily (evaluation)
-                 negamax: bool = False,                # self-play only: every move is a transition ending at the opponent's turn, seen from its side
-                 opponent_learns: bool = False,        # the opponent learns too: its transitions come as well, `Step.info['player']` 0 (learner's) or 1 (opponent's)
                  cbs=()):                              # callbacks of the collector itself
-        self.envs, self.agent, self.opponent, self.seed, self.seat = list(envs), learner, opponent, seed, seat
-        self.deterministic, self.negamax, self.opponent_learns = deterministic, negamax, opponent_learns
+        if opponent is None: raise ValueError('opponent=None: for self-play pass SelfPlay() (or leave opponent out), SelfPlay(negamax=True) for negamax transitions.')
+        if isinstance(opponent, Rival) and hasattr(opponent.agent, 'pick'): raise ValueError("Rival takes one agent that learns, and a pool's members do not learn: pass the pool itself as a fixed opponent.")
+        self.envs, self.agent, self.seed, self.seat, self.deterministic = list(envs), learner, seed, seat, deterministic
+        self.opponent = None if isinstance(opponent, SelfPlay) else opponent.agent if isinstance(opponent, Rival) else opponent   # None: the learner plays both seats
+        self.negamax, self.opponent_learns = isinstance(opponent, SelfPlay) and opponent.negamax, isinstance(opponent, Rival)
         if any(not hasattr(e, 'last') for e in self.envs):   # a parallel env (no `last`): its players choose in turn, the moves apply when both have
             from pettingzoo.utils.conversions import parallel_to_aec
             self.envs = [e if hasattr(e, 'last') else parallel_to_aec(e) for e in self.envs]
-        if negamax and opponent is not None: raise ValueError('negamax transitions are for self-play, where the next player is the learner too: pass opponent=None, or negamax=False to learn against an opponent.')
-        if opponent_learns and (opponent is None or hasattr(opponent, 'pick')): raise ValueError('opponent_learns needs one opponent agent of its own: in self-play (opponent=None) the learner already learns from both seats, and a pool\'s members do not learn.')
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
         self.players = battle_players(self.envs[0])
         if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')

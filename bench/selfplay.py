@@ -10,14 +10,14 @@ Connect Four (--game connect_four_v3): the strong player is `ConnectFourLookahea
 else block the opponent's immediate win, else a random legal move); the JSON reports the lowest win rate and the highest
 loss rate over the seeds against it, per seat.
 
---set changes SelfPlayConfig fields: pool=5 plays against past snapshots, rival=true trains two networks against each
+--set changes SelfPlayConfig fields: opponent=pool (with pool=5) plays against past snapshots, opponent=rival trains two networks against each
 other (the first network is the one measured).
 
 Seeds run in --workers processes (one torch thread each). Ends with one JSON line with `seeds`, `steps`,
 `min_nonloss_first_vs_random`, `min_nonloss_second_vs_random` and `min_draw_vs_minimax` (tic-tac-toe: the lowest over
 the seeds of the draw rate over both seats; Connect Four: the lookahead rates instead), and the per-seed rows.
 
-    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set pool=5 | --set rival=true]
+    python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set opponent=pool pool=5 | --set opponent=rival]
     python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
 """
 import argparse, json, time
@@ -51,7 +51,7 @@ def main():
     ap.add_argument('--games', type=int, default=1000, help='greedy games per seat against the random player')
     ap.add_argument('--strong-games', type=int, default=200, help='games per seat against minimax (tic-tac-toe) or the lookahead heuristic (Connect Four)')
     ap.add_argument('--workers', type=int, default=2)
-    ap.add_argument('--set', nargs='*', default=[], metavar='NAME=VALUE', help='SelfPlayConfig fields to change, e.g. pool=5 snapshot_every=10000')
+    ap.add_argument('--set', nargs='*', default=[], metavar='NAME=VALUE', help='SelfPlayConfig fields to change, e.g. opponent=pool pool=5 snapshot_every=10000')
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(',')]
     from rlnb.presets import parse_settings

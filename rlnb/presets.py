@@ -151,7 +151,7 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
     try: check_seed(meta['seed'])
     except ValueError as e: raise CheckpointError(f"'{where}': {str(e).replace('--seed', 'seed', 1)}") from None
     base = get_preset(meta['algo'])
-    return Preset(meta['algo'], meta['env'], with_changes(base.cfg, meta['config'], meta['algo']), base.summary)
+    return Preset(meta['algo'], meta['env'], with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo']), base.summary)
 
 # %% ../nbs/19b_presets.ipynb #ba4caa79
 _KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}

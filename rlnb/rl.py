@@ -132,6 +132,14 @@ class RunConfig:
         "Learner steps that the budget of `total_steps` env steps buys"
         raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
 
+# %% ../nbs/07_rl.ipynb #eb4b00b2
+@patch(cls_method=True)
+def upgrade(cls: RunConfig,
+            fields: dict                       # a config's fields as a run saved them
+           ) -> dict:
+    "`fields` as this version of the config names them: a config whose fields were renamed says how; here unchanged"
+    return fields
+
 # %% ../nbs/07_rl.ipynb #807cd47d
 def off_policy_batches(total_steps: int,                     # env steps of the run
                        learning_starts: int,                 # transitions stored before the first batch

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, POSITIVE_INT, NON_NEGATIVE_INT
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -101,9 +101,9 @@ class BattleEvalCallback(EvalCallback):
 @dataclass
 class SelfPlayConfig(DQNConfig):
     "DQN's hyperparameters for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes` is games per seat)"
-    pool: int = 0                 # 0: one network in both seats with negamax targets; k > 0: against a pool of its last k snapshots, from its own seat
-    snapshot_every: int = 10_000  # transitions between snapshots into the pool (pool > 0)
-    rival: bool = False           # a second network of its own learns against the first (each its own replay and optimizer), instead of self-play
+    opponent: str = 'self'        # whom the network plays: 'self' (both seats, negamax targets), 'pool' (its last `pool` snapshots, from its own seat), 'rival' (a second network that learns too)
+    pool: int = 5                 # snapshots in the pool (opponent='pool')
+    snapshot_every: int = 10_000  # transitions between snapshots into the pool (opponent='pool')
     total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
@@ -127,20 +127,32 @@ class SelfPlayConfig(DQNConfig):
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
-    check_fields(self, pool=NON_NEGATIVE_INT, snapshot_every=POSITIVE_INT)
+    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT)
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('runners', self.runners == 0, 'the games are played in this process'), ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
-    if self.rival and self.pool: raise ValueError(f'SelfPlayConfig.rival plays two learning networks against each other, and pool = {self.pool} plays one against its snapshots: choose one (pool=0, or rival=False).')
-    if self.rival and (self.replay_monitor or self.max_use or self.max_age): raise ValueError('SelfPlayConfig.rival keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or rival=False.')
+    if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
 
 # %% ../../nbs/13_agents.selfplay.ipynb #b06b91e4
 @patch
 def unused(self: SelfPlayConfig,
            names                           # field names a user set
           ) -> list:
-    "Those of `names` that this config's switches leave without effect: DQN's, and `snapshot_every` without a pool"
-    return DQNConfig.unused(self, names) + (['snapshot_every (it needs pool > 0)'] if 'snapshot_every' in names and not self.pool else [])
+    "Those of `names` that this config's switches leave without effect: DQN's, and the pool's without opponent='pool'"
+    return DQNConfig.unused(self, names) + [f"{n} (it needs opponent='pool')" for n in ('pool', 'snapshot_every') if n in names and self.opponent != 'pool']
+
+# %% ../../nbs/13_agents.selfplay.ipynb #8284b87e
+@patch(cls_method=True)
+def upgrade(cls: SelfPlayConfig,
+            fields: dict                         # a config's fields as a run saved them
+           ) -> dict:
+    "`fields` with the old `pool`/`rival` pair read as `opponent`: rival=True is 'rival', pool=k > 0 is 'pool' with k snapshots, pool=0 is 'self'"
+    f = dict(fields)
+    if 'rival' not in f: return f
+    rival, pool = f.pop('rival'), f.get('pool', 0)
+    f['opponent'] = 'rival' if rival else 'pool' if pool else 'self'
+    if not pool: f.pop('pool', None)   # the pool's size now has its own default
+    return f
 
 # %% ../../nbs/13_agents.selfplay.ipynb #81f340a6
 class SnapshotPool(OpponentPool):
@@ -233,7 +245,7 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
                      envs=None,                        # AEC envs to train on instead of `make_game(env_id, cfg.n_envs)`
                      eval_envs=None                    # AEC envs to evaluate on instead of `make_game(env_id, cfg.eval_envs)`
                     ) -> RLLearner:
-    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, against a pool of snapshots (`cfg.pool`), or two networks against each other (`cfg.rival`)"
+    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, against a pool of snapshots, or two networks against each other (`cfg.opponent`)"
     cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(9)
     envs = envs or make_game(env_id, cfg.n_envs)
     p = battle_players(envs[0])[0]
@@ -244,12 +256,13 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
         return Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps) // share)), seed=seed))
-    agent, model = explorer(net, seeds[1].int(), 2 if cfg.rival else 1), net
-    pool = SnapshotPool(net, n, cfg.pool, seed=seeds[5].int() % 2**31) if cfg.pool else None
-    if cfg.rival:   # a second network of its own, with its own replay, loss and optimizer
+    rival = cfg.opponent == 'rival'
+    agent, model = explorer(net, seeds[1].int(), 2 if rival else 1), net
+    pool = SnapshotPool(net, n, cfg.pool, seed=seeds[5].int() % 2**31) if cfg.opponent == 'pool' else None
+    if rival:   # a second network of its own, with its own replay, loss and optimizer
         net2, loss2 = seeded_init(seeds[6].int(), build)
-        rival, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
-        col = BattleCollector(envs, agent, Rival(rival), seed=seeds[2].int() % 2**31)
+        other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
+        col = BattleCollector(envs, agent, Rival(other), seed=seeds[2].int() % 2**31)
         replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
     else:
         if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
@@ -257,8 +270,8 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
         replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = BattleEvalCallback(eval_envs or make_game(env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
-    pick = (lambda k: (lambda b: b[k])) if cfg.rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
-    nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if cfg.rival else [(net, loss, 'loss')]
+    pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
+    nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
     extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
     return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *cbs], progress)

@@ -23,6 +23,7 @@ from .data.eval import *
 from .data.pomdp import *
 from .data.recurrent import *
 from .data.fleet import *
+from .data.ray_eval import *
 from .data.count import *
 from .data.info import *
 from .data.battle import *

@@ -235,8 +235,7 @@ class CheckpointCallback(Callback):
         if n >= self.next: self.next = (n // self.period + 1) * self.period; self.save()
 
     def after_fit(self):
-        stop = getattr(self.learn, 'stop', None)
-        if not self.at_end or (stop is not None and not stop.whole): return   # stopped inside a batch: keep the last whole state
+        if not self.at_end or not getattr(getattr(self.learn, 'stop', None), 'whole', True): return   # stopped inside a batch: keep the last whole state
         if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
 
     def state_dict(self) -> dict: return {'next': self.next}

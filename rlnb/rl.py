@@ -21,7 +21,8 @@ from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
-from .data.fleet import RayCollector, RayEvalCallback
+from .data.fleet import RayCollector
+from .data.ray_eval import RayEvalCallback
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 

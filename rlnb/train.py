@@ -14,7 +14,7 @@ from torch import nn
 import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE, POSITIVE_INT
-from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback
+from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.fleet import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
@@ -234,13 +234,16 @@ def resume_run(run_dir,                              # the run directory to cont
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
     check_free(run_dir)
-    ck, state, skipped = newest_checkpoint(run_dir)
+    newest = ck, state, skipped = newest_checkpoint(run_dir)
+    files = checkpoints(run_dir/'checkpoints')
     meta = state.get('meta') or {}
     p = preset_of(meta, ck); _refuse_video(p.cfg, p.env, video)
     confirm_saved_env(meta['env'], env, run_dir)
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
-    try: return _resume(run_dir, newest_checkpoint(run_dir), p, steps, progress, video, ckpt_every)   # (read again under the lock)
+    try:
+        if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
+        return _resume(run_dir, newest, p, steps, progress, video, ckpt_every)
     finally: lock.release()
 
 # %% ../nbs/20_train.ipynb #f118c906

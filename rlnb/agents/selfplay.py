@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.fleet.html.md"""
 
 # %% ../../nbs/05f_data.fleet.ipynb #6c677247
 from __future__ import annotations
-import contextlib, logging, os, signal, time, warnings
+import logging, os, signal, time, warnings
 from typing import Callable
 import numpy as np
 import torch
@@ -17,21 +17,21 @@ from ..loop import Loop
 from ..callback import Callback, Metrics
 from .gym import Collector, find_collector, source_collector
 from .rollout import Rollout
-from .eval import EvalCallback, EvalResult, evaluate
 
 # %% auto #0
-__all__ = ['RunnerError', 'Runner', 'RayCollector', 'FleetCallback', 'EvalRunner', 'RayEvalCallback']
+__all__ = ['import_ray', 'init_ray', 'RunnerError', 'put_weights', 'load_weights', 'Runner', 'RayCollector', 'FleetCallback']
 
 # %% ../../nbs/05f_data.fleet.ipynb #f2dfe1ff
-def _ray():
+def import_ray():
     "The `ray` module, or an ImportError that says how to install it"
     try: import ray
     except ImportError as e: raise ImportError("Collecting with runners needs Ray: pip install 'rlnb[ray]'") from e
     return ray
 
-def _init_ray(n_actors: int) -> bool:
+def init_ray(n_actors: int                      # actors that need a CPU each: a local instance gets at least this many
+            ) -> bool:
     "Start Ray unless it is running: a new local instance with CPUs for at least `n_actors` (never another process's, which `ray.init()` would join), or a connection to the cluster `RAY_ADDRESS` names; whether it was started here"
-    ray = _ray()
+    ray = import_ray()
     if ray.is_initialized(): return False
     local = not os.environ.get('RAY_ADDRESS')
     if local: logging.getLogger('ray._private.authentication.authentication_token_setup').addFilter(_not_token_notice)
@@ -60,11 +60,13 @@ class _EpisodeTape(Callback):
 def _numpy(item): return tree_map(lambda t: t.numpy(), item)    # Ray moves numpy arrays without pickling them
 def _torch(item): return tree_map(lambda a: torch.from_numpy(np.array(a)), item)   # a writable copy of the object store's read-only view
 
-def _put_weights(sd: dict): return _ray().put(_numpy({k: v.detach().cpu() for k, v in sd.items()}))   # a state dict into the object store, once
+def put_weights(sd: dict                       # a state dict
+               ): return import_ray().put(_numpy({k: v.detach().cpu() for k, v in sd.items()}))   # a state dict into the object store, once
 
-def _load_weights(model, weights: list):
+def load_weights(model,                          # the network to load into
+                 weights: list):                # `[state dict]` or `[its object-store reference]`
     "Load `weights[0]` into `model`: a state dict of arrays, or its object-store reference (in a list, so that Ray does not fetch it unasked)"
-    sd = weights[0] if isinstance(weights[0], dict) else _ray().get(weights[0])
+    sd = weights[0] if isinstance(weights[0], dict) else import_ray().get(weights[0])
     model.load_state_dict(_torch(sd))
 
 def _cause(e):
@@ -90,7 +92,7 @@ class Runner:
 
     def where(self) -> dict:
         "This runner's process id and Ray node id"
-        return dict(pid=os.getpid(), node=_ray().get_runtime_context().get_node_id())
+        return dict(pid=os.getpid(), node=import_ray().get_runtime_context().get_node_id())
 
     def reset(self,
               state: dict | None = None,               # the node's saved state (None: start afresh)
@@ -123,7 +125,7 @@ def collect(self: Runner,
              steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
     "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended"
     self._check_ready()
-    if version != self.version: _load_weights(self.col.agent.model, weights); self.version = version
+    if version != self.version: load_weights(self.col.agent.model, weights); self.version = version
     sel = self.col.agent.selector
     if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
     d0, e0, items = getattr(sel, 'env_step', 0), self.col.env_step, []
@@ -170,11 +172,11 @@ class RayCollector(Collector):
         "The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's counters"
         return [FleetCallback()]
 
-# %% ../../nbs/05f_data.fleet.ipynb #f80fb74b
+# %% ../../nbs/05f_data.fleet.ipynb #4f412c10
 @patch
 def _each(self: RayCollector, call: Callable, what: str) -> list:
     "The answers of `call(r)`, a remote call to runner `r`, for every runner in order; a runner that died (or that Ray restarted unasked) is restarted afresh (`_fault`) and asked again"
-    ray, refs, out = _ray(), [call(r) for r in range(self.n_runners)], []
+    ray, refs, out = import_ray(), [call(r) for r in range(self.n_runners)], []
     wait = max(self.timeout, 60.)   # at least a minute: starting a runner imports torch
     for r in range(self.n_runners):
         while True:
@@ -186,11 +188,12 @@ def _each(self: RayCollector, call: Callable, what: str) -> list:
                 refs[r] = call(r)
     return out
 
+# %% ../../nbs/05f_data.fleet.ipynb #f80fb74b
 @patch
 def _start(self: RayCollector):
     "Start Ray (unless running) and the runners"
-    ray = _ray()
-    self.own_ray = _init_ray(self.n_runners)
+    ray = import_ray()
+    self.own_ray = init_ray(self.n_runners)
     cls = ray.remote(Runner).options(max_restarts=self.max_restarts, max_task_retries=0, **self.actor_options)
     self.actors = [cls.remote(self.make, r, in_actor=True) for r in range(self.n_runners)]
     self.runner_restarts = [0] * self.n_runners
@@ -204,12 +207,12 @@ def _start(self: RayCollector):
 def close(self: RayCollector):
     "Kill the runners, and shut Ray down if this collector started it (safe to call twice)"
     if self.actors is not None:
-        ray = _ray()
+        ray = import_ray()
         for a in self.actors:
             try: ray.kill(a, no_restart=True)
             except Exception: pass
         self.actors, self.pending = None, {}
-    if self.own_ray: _ray().shutdown(); self.own_ray = False
+    if self.own_ray: import_ray().shutdown(); self.own_ray = False
 
 # %% ../../nbs/05f_data.fleet.ipynb #be7937dc
 @patch
@@ -219,7 +222,7 @@ def _push(self: RayCollector):
     if not stepped and self.weights is not None: return
     if stepped and self._pushed is not None: self.version += 1
     self._pushed = self.learner_step
-    self.weights = _put_weights(self.model.state_dict())
+    self.weights = put_weights(self.model.state_dict())
 
 @patch
 def _request(self: RayCollector, r: int):
@@ -271,7 +274,7 @@ class _Lost(Exception): "A runner's fragment was lost (the runner died or hung a
 @patch
 def _answer(self: RayCollector, ref):
     "The fragment `ref` brings (within what is left of the timeout), or `_Lost` after a fault"
-    ray = _ray()
+    ray = import_ray()
     r, t0, _ = self.pending.pop(ref)
     try: return ray.get(ref, timeout=max(0., t0 + self.timeout - time.monotonic()))
     except ray.exceptions.GetTimeoutError as e:
@@ -300,7 +303,7 @@ def _fault(self: RayCollector, r: int, what: str, err: Exception,
 @patch
 def _revive(self: RayCollector, r: int, seed: int, err: Exception):
     "Reset runner `r`, which Ray is restarting, with a new env `seed`; calls fail until Ray has marked it dead and started it again"
-    ray, deadline = _ray(), time.monotonic() + self.timeout
+    ray, deadline = import_ray(), time.monotonic() + self.timeout
     while True:
         try: return ray.get(self.actors[r].reset.remote(None, seed=seed), timeout=max(0.1, deadline - time.monotonic()))
         except ray.exceptions.RayTaskError as e: raise _cause(e) from e
@@ -323,7 +326,7 @@ def _round(self: RayCollector):
 @patch
 def _take(self: RayCollector):
     "Asynchronous: the first fragment that is ready; its runner is sent the newest weights and collects the next one at once"
-    ray = _ray()
+    ray = import_ray()
     while not self.queue:
         ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=max(0., min(t for _, t, _ in self.pending.values()) + self.timeout - time.monotonic()))
         ref = ready[0] if ready else min(self.pending, key=lambda k: self.pending[k][1])   # none ready in time: the oldest is hung
@@ -379,131 +382,3 @@ class FleetCallback(Callback):
         col, m = self._col, self.learn.metrics
         m.log('policy_staleness', col.fragment_info['staleness'], col.env_step)
         if col.fragment_info['dropped']: m.log('fragments_dropped', col.dropped, col.env_step)
-
-# %% ../../nbs/05f_data.fleet.ipynb #e0e6c5b2
-class EvalRunner:
-    "What the evaluator's Ray actor runs: its own evaluation envs and a copy of the agent, given the weights of each snapshot"
-    def __init__(self,
-                 make_envs: Callable,                  # () -> the evaluation envs
-                 agent,                                # acts deterministically (its model receives each snapshot)
-                 in_actor: bool = False):              # in a Ray actor: ignore Ctrl-C
-        if in_actor: signal.signal(signal.SIGINT, signal.SIG_IGN)
-        torch.set_num_threads(1)
-        self.envs, self.agent = make_envs(), agent
-
-    def evaluate(self,
-                 weights: list,                        # `[state dict]` or `[its object-store reference]`
-                 n_episodes: int,                      # episodes in all, over the envs
-                 seed: int,                            # env i resets with seed + i
-                 timeout: float                        # seconds an async env worker may take to answer
-                ) -> EvalResult:
-        "Load `weights[0]` (a state dict, or its object-store reference) and play `n_episodes` episodes"
-        _load_weights(self.agent.model, weights)
-        return evaluate(self.envs, self.agent, n_episodes, seed=seed, timeout=timeout)
-
-    def pid(self) -> int: return os.getpid()
-    def close(self): self.envs.close()
-
-# %% ../../nbs/05f_data.fleet.ipynb #a96e73b0
-class RayEvalCallback(EvalCallback):
-    "An `EvalCallback` whose episodes run in a Ray actor on a snapshot of the weights while training goes on; results are logged at their snapshot's env step"
-    def __init__(self, make_envs: Callable,          # () -> the evaluation envs, built in the actor
-                 agent,                              # acts deterministically (a copy goes to the actor)
-                 period: int,                        # env steps between evaluations
-                 n_episodes: int = 20,               # episodes per evaluation
-                 threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
-                 seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
-                 timeout: float = 10.,               # seconds an async env worker may take to answer
-                 max_restarts: int = 2):             # times Ray restarts the evaluation actor if it dies (its evaluation runs again)
-        super().__init__(None, agent, period, n_episodes, threshold, seed, timeout)
-        self.make_envs, self.actor, self.own_ray, self.pending, self.best_snap = make_envs, None, False, {}, None
-        self.max_restarts, self.restarts = max_restarts, 0
-
-    def _due(self, env_step: int):
-        "Start an evaluation of the current weights, to be logged at `env_step`"
-        ray = _ray()
-        if self.actor is None:
-            self.own_ray = _init_ray(1)
-            self.actor = ray.remote(EvalRunner).options(num_cpus=0, max_restarts=self.max_restarts).remote(self.make_envs, self.eval_agent, in_actor=True)
-        snap = {k: v.detach().cpu().clone() for k, v in self.eval_agent.model.state_dict().items()}
-        ref = self.actor.evaluate.remote([_put_weights(snap)], self.n_episodes, self.seed, self.timeout)
-        self.pending[ref] = (env_step, snap, time.perf_counter())
-
-# %% ../../nbs/05f_data.fleet.ipynb #25fcc4c2
-@patch
-def _drain(self: RayEvalCallback, wait: bool):
-    "Log the results that have arrived (all of them, if `wait`), in the order they were started"
-    ray = _ray()
-    for ref in list(self.pending):
-        if not wait and ray.wait([ref], timeout=0)[1]: break   # not ready: neither are those after it
-        step, snap, t0 = self.pending.pop(ref)
-        try: res = ray.get(ref)
-        except ray.exceptions.RayActorError as e: res = self._again(snap, e)
-        self.wall += time.perf_counter() - t0
-        self.record(res, step)
-        if self.best_snap is None or res.mean > self.best_snap[1]: self.best_snap = (step, res.mean, snap)   # what best.pt must hold
-
-@patch
-def after_batch(self: RayEvalCallback):
-    self._drain(wait=False)
-    EvalCallback.after_batch(self)   # a due evaluation is started (`_due`), not awaited
-
-@patch
-def evaluate(self: RayEvalCallback,
-             env_step: int                         # the env step the result is logged at
-            ) -> EvalResult:
-    "Evaluate now, wait for it (and those before it), and log the result at `env_step`"
-    self._due(env_step); self._drain(wait=True); return self.last
-
-@patch
-def final(self: RayEvalCallback,
-          env_step: int                            # the run's last env step
-         ) -> EvalResult:
-    "The evaluation of the run's last weights at `env_step`, once the evaluations under way are logged (one of them may be at that step)"
-    self._drain(wait=True); return EvalCallback.final(self, env_step)
-
-# %% ../../nbs/05f_data.fleet.ipynb #3446f152
-@patch
-def _again(self: RayEvalCallback, snap: dict, err: Exception) -> EvalResult:
-    "Evaluate `snap` again on the evaluation actor that Ray restarts after its death (calls fail until it is back); a `RunnerError` past `max_restarts`"
-    ray = _ray(); self.restarts += 1
-    if self.restarts > self.max_restarts:
-        raise RunnerError(f'The evaluation runner died {self.restarts} times, more than max_restarts={self.max_restarts} allows. Its last error is chained below.') from err
-    warnings.warn(f'The evaluation runner died; Ray restarted it (restart {self.restarts} of {self.max_restarts}) and the evaluation runs again.')
-    deadline = time.monotonic() + 60.
-    while True:
-        try: return ray.get(self.actor.evaluate.remote([_put_weights(snap)], self.n_episodes, self.seed, self.timeout), timeout=max(1., deadline - time.monotonic()))
-        except ray.exceptions.RayActorError as e:
-            if time.monotonic() > deadline: raise RunnerError('The evaluation runner did not come back within 60 s of its restart.') from e
-            time.sleep(0.05)
-        except ray.exceptions.GetTimeoutError as e: raise RunnerError('The restarted evaluation runner did not answer within 60 s.') from e
-
-# %% ../../nbs/05f_data.fleet.ipynb #bad55409
-@patch
-def after_fit(self: RayEvalCallback): self._drain(wait=True)   # every evaluation started is logged before the fit ends
-
-@patch
-def state_dict(self: RayEvalCallback) -> dict:
-    if self.pending and self.learn is not None: self._drain(wait=True)   # a checkpoint holds every evaluation started before it
-    return EvalCallback.state_dict(self)
-
-@patch
-@contextlib.contextmanager
-def evaluated_weights(self: RayEvalCallback,
-                      env_step: int):                 # the env step of an evaluation
-    "The weights evaluated at `env_step`, in the model while the block runs, if that evaluation is the best so far (what `BestCheckpointCallback` saves); else the model as it is"
-    model = self.eval_agent.model
-    if self.best_snap is None or self.best_snap[0] != env_step: yield; return
-    now = {k: v.clone() for k, v in model.state_dict().items()}
-    model.load_state_dict(self.best_snap[2])
-    try: yield
-    finally: model.load_state_dict(now)
-
-@patch
-def close(self: RayEvalCallback):
-    "Kill the evaluator's actor, and shut Ray down if it started it (safe to call twice)"
-    if self.actor is not None:
-        try: _ray().kill(self.actor, no_restart=True)
-        except Exception: pass
-        self.actor, self.pending = None, {}
-    if self.own_ray: _ray().shutdown(); self.own_ray = False

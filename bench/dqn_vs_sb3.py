@@ -31,7 +31,7 @@ def rlnb_cfg(steps):
 
 def run_rlnb(steps, seed, split=False):
     from rlnb.agents.dqn.core import dqn_learner
-    return timed_train(dqn_learner('CartPole-v1', rlnb_cfg(steps), seed, progress=False), split)
+    return timed_train(rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False), split)
 
 def run_sb3(steps, seed):
     import gymnasium as gym

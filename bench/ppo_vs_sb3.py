@@ -27,7 +27,7 @@ def rlnb_cfg(steps):
 
 def run_rlnb(steps, seed, split=False):
     from rlnb.agents.policy_gradient.ppo import ppo_learner
-    learn = ppo_learner('CartPole-v1', rlnb_cfg(steps), seed, progress=False)
+    learn = rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False)
     return timed_train(learn, split)
 
 def run_sb3(steps, seed):

@@ -40,9 +40,8 @@ def settings(algo, env, quality):
 
 def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20, stop=False):
     from dataclasses import replace
-    from rlnb.presets import learner_for
     c = replace(cfg, total_steps=steps, eval_every=eval_every or 10**9, eval_episodes=episodes, threshold=threshold, stop_when_solved=stop)
-    learn = learner_for(c)(env, c, seed, progress=False)
+    learn = c.learner(env, seed, progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     ev = learn.evaluator
     out = dict(wall=wall, solved_at=ev.solved_at, evals=list(learn.metrics.series.get('eval_return', ([], []))[1]))

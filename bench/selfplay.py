@@ -31,7 +31,7 @@ def run(args):
     from rlnb.agents.selfplay import SelfPlayConfig, selfplay_learner, make_game
     from rlnb.data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
     cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
-    learn = selfplay_learner(game, cfg, seed, progress=False)
+    learn = cfg.learner(game, seed, progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     envs = make_game(game, 8)
     rnd = play_games(envs, learn.agent, LegalRandomAgent(seed + 1000), games)

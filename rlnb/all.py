@@ -32,6 +32,7 @@ from .memory.experience_replay import *
 from .memory.sequence import *
 from .memory.monitor import *
 from .memory.episode import *
+from .nets import *
 
 # %% ../nbs/99_all.ipynb #d369f60a
 from .rl import *
@@ -42,9 +43,11 @@ from .agents.dqn.double import *
 from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.dqn.recurrent import *
+from .agents.policy_gradient.core import *
 from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
 from .agents.policy_gradient.recurrent import *
+from .agents.policy_gradient.a2c import *
 from .agents.sac import *
 from .agents.td3 import *
 from .agents.selfplay import *

@@ -21,11 +21,10 @@ from .fast import adam
 from .data.gym import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
-from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, flatten_obs, mlp, run_envs, seeded_init, evaluator, collection
+from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, Run, run_envs, seeded_init, evaluator, collection
 
 # %% auto #0
-__all__ = ['box_space', 'to_unit', 'BoxSelector', 'TwinQ', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts',
-           'continuous_learner']
+__all__ = ['box_space', 'to_unit', 'BoxSelector', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts', 'continuous_learner']
 
 # %% ../nbs/07c_continuous.ipynb #d7831f8d
 def box_space(space,                                 # the env's action space
@@ -96,26 +95,6 @@ def act(self: BoxSelector,
     self.env_step += len(u)
     return self.to_env(u).to(x.device), {'unit_action': u}
 
-# %% ../nbs/07c_continuous.ipynb #5086a2bf
-class TwinQ(nn.Module):
-    "`n` MLP critics Q(s, a) of the same shape: `forward(obs, action) -> [n, B]` (or the first `k` of them)"
-    def __init__(self,
-                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 act_dim: int,                         # action dimensions
-                 hidden=(256, 256),                    # hidden layer sizes of each critic
-                 n: int = 2):                          # critics
-        super().__init__()
-        in_dim = flatten_obs(obs_example).shape[1] + act_dim
-        self.qs = nn.ModuleList([nn.Sequential(mlp([in_dim, *hidden]), nn.Linear(hidden[-1], 1)) for _ in range(n)])
-
-    def forward(self,
-                obs,                                   # a batch of observations `[B, ...]`
-                action_BA,                             # unit actions `[B, A]`
-                k: int | None = None                   # evaluate only the first `k` critics (TD3's actor reads one)
-               ) -> torch.Tensor:
-        x = torch.cat([flatten_obs(obs), action_BA], 1)
-        return torch.stack([q(x)[:, 0] for q in self.qs[:k]])
-
 # %% ../nbs/07c_continuous.ipynb #2425bd58
 class CriticLoss(LossCallback):
     "`scale` times the summed mean squared errors of `critic`'s Q(s, a) (stored actions mapped to [-1, 1]) against `targets(step)`"
@@ -180,25 +159,20 @@ class ActorCriticParts(NamedTuple):
     losses: list            # its `LossCallback`s
     cbs: list               # its callbacks (target updates)
 
-def continuous_learner(env_id: str,                  # a registered gymnasium id with a Box action space
-                       cfg: ContinuousConfig,        # the run's config
-                       seed: int,                    # seeds the weights, exploration, envs, replay and evaluation
-                       build: Callable,              # `build(obs_example, space, seeder) -> ActorCriticParts`
-                       cbs=(),                       # extra callbacks
-                       progress: bool = True,        # show a progress bar
-                       envs=None,                    # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                       eval_envs=None                # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
+def continuous_learner(cfg: ContinuousConfig,        # the run's config
+                       run: Run,                     # what the learner is built for
+                       parts: Callable               # `parts(cfg, obs_example, space, seeder) -> ActorCriticParts`: the algorithm's networks and losses
                       ) -> RLLearner:
-    "An `RLLearner` for the actor-critic that `build` makes, on `env_id`'s Box actions, seeded by `seed`"
-    seeds = Seeder(seed).spawn(5)
-    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)
+    "An `RLLearner` for the actor-critic that `parts` makes, on `run.env_id`'s Box actions"
+    seeds = Seeder(run.seed).spawn(5)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners)
     space = box_space(envs.single_action_space, type(cfg).__name__.removesuffix('Config'))   # before anything is built
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-    p = seeded_init(seeds[0].int(), lambda: build(obs_example, space, seeds[1]))
+    p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
-    _, col = collection(cfg, env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
+    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
     replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device,
                                                                           example=example_step(envs, version=cfg.runners > 0), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
-    ev = evaluator(cfg, env_id, agent, seeds[4].int(), eval_envs)   # deterministic acting: no draws, no counting
-    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *cbs], progress)
+    ev = evaluator(cfg, run.env_id, agent, seeds[4].int(), run.eval_envs)   # deterministic acting: no draws, no counting
+    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *run.cbs], run.progress)

@@ -11,28 +11,21 @@ from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError
 from .runs import check_seed
 from .rl import RunConfig, RLLearner
-from .agents.dqn.core import DQNConfig, dqn_learner
-from .agents.dqn.recurrent import DRQNConfig, drqn_learner
-from .agents.policy_gradient.ppo import PPOConfig, ppo_learner
-from .agents.policy_gradient.recurrent import RecurrentPPOConfig, recurrent_ppo_learner
-from .agents.policy_gradient.reinforce import ReinforceConfig, reinforce_learner
-from .agents.sac import SACConfig, sac_learner
-from .agents.td3 import TD3Config, td3_learner
-from .agents.selfplay import SelfPlayConfig, selfplay_learner
+from .agents.dqn.core import DQNConfig
+from .agents.dqn.recurrent import DRQNConfig
+from .agents.policy_gradient.ppo import PPOConfig
+from .agents.policy_gradient.recurrent import RecurrentPPOConfig
+from .agents.policy_gradient.reinforce import ReinforceConfig
+from .agents.policy_gradient.a2c import A2CConfig
+from .agents.sac import SACConfig
+from .agents.td3 import TD3Config
+from .agents.selfplay import SelfPlayConfig
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'MAX_SIZE', 'learner_for', 'with_changes', 'check_effective', 'Preset',
-           'get_preset', 'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'MAX_SIZE', 'with_changes', 'check_effective', 'Preset', 'get_preset',
+           'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
-_BUILDERS = {DQNConfig: dqn_learner, DRQNConfig: drqn_learner, PPOConfig: ppo_learner, RecurrentPPOConfig: recurrent_ppo_learner, ReinforceConfig: reinforce_learner,
-             SACConfig: sac_learner, TD3Config: td3_learner, SelfPlayConfig: selfplay_learner}
-
-def learner_for(cfg: RunConfig):                      # an algorithm config
-    "The builder of the learner that `cfg` configures: `dqn_learner` for a `DQNConfig`, and so on"
-    try: return _BUILDERS[type(cfg)]
-    except KeyError: raise ValueError(f"No builder for a {type(cfg).__name__}; rlnb.train knows {', '.join(c.__name__ for c in _BUILDERS)}.") from None
-
 def with_changes(cfg: RunConfig,                       # the config to start from
                  changes: dict,                        # `{field: value}`
                  algo: str = ''                        # the algorithm's name, for messages
@@ -56,7 +49,7 @@ def check_effective(cfg: RunConfig,        # the config after the changes
 # %% ../nbs/19b_presets.ipynb #f6b2e58d
 @dataclass
 class Preset:
-    "An algorithm's config for one environment: plain data, from which `learner` builds the run"
+    "An algorithm's config for one environment: plain data, from which its config builds the run"
     algo: str           # the name users type: `rlnb train dqn`
     env: str            # a registered gymnasium id (self-play: a PettingZoo classic game)
     cfg: RunConfig      # every hyperparameter (a `DQNConfig`, `PPOConfig`, ...)
@@ -71,7 +64,7 @@ class Preset:
         "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
         cfg = with_changes(self.cfg, changes, self.algo)
         check_effective(cfg, changes, self.algo)
-        return learner_for(cfg)(self.env, cfg, seed, cbs=cbs, progress=progress)
+        return cfg.learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
 _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000, train_every=2, updates=1,
@@ -93,6 +86,7 @@ PRESETS = {p.algo: p for p in [
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
+    Preset('a2c', 'CartPole-v1', A2CConfig(total_steps=50_000, eval_every=2_000), 'A2C: one step per 5-step rollout on n-step advantages (Mnih et al. 2016); SB3 settings'),
     Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),
            'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),

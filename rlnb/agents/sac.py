@@ -15,13 +15,14 @@ from ..core import check_fields, rng_state, set_rng_state
 from ..learner import LossCallback
 from ..agent import gaussian_logp
 from ..fast import adam
-from ..rl import RLLearner, mlp, flatten_obs
+from ..nets import TwinQ, mlp, flatten_obs
+from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
-from ..continuous import BoxSelector, TwinQ, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
+from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
 
 # %% auto #0
 __all__ = ['squashed_sample', 'SquashedGaussianActor', 'SquashedGaussianSelector', 'SACNets', 'SACCriticLoss', 'SACActorLoss',
-           'SACAlphaLoss', 'SACConfig', 'sac_parts', 'sac_learner']
+           'SACAlphaLoss', 'SACConfig', 'sac_parts']
 
 # %% ../../nbs/12a_agents.sac.ipynb #b594f663
 def squashed_sample(mean,                              # the Gaussian's means `[B, A]`
@@ -180,14 +181,7 @@ def sac_parts(cfg: SACConfig,                        # the config
     sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())
     return ActorCriticParts(nets, nets.actor, sel, losses, [TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')])
 
-def sac_learner(env_id: str,                          # a registered gymnasium id with a Box action space
-                cfg: SACConfig | None = None,         # every hyperparameter (default `SACConfig()`)
-                seed: int = 0,                        # seeds the weights, exploration, envs, replay and evaluation
-                cbs=(),                               # extra callbacks
-                progress: bool = True,                # show a progress bar
-                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-               ) -> RLLearner:
-    "An `RLLearner` that trains SAC on `env_id`, seeded by `seed`"
-    cfg = cfg or SACConfig()
-    return continuous_learner(env_id, cfg, seed, lambda o, sp, sd: sac_parts(cfg, o, sp, sd), cbs, progress, envs, eval_envs)
+@patch
+def build(self: SACConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains SAC with this config, for `run`"
+    return continuous_learner(self, run, sac_parts)

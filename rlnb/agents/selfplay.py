@@ -18,7 +18,8 @@ from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSIT
 from ..learner import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
-from ..rl import RLLearner, OffPolicyBatches, mlp, seeded_init
+from ..nets import mlp
+from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init
 from ..data.eval import EvalCallback
 from ..callback import Callback
 from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, play_games
@@ -27,7 +28,7 @@ from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
 # %% auto #0
 __all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig',
-           'SnapshotPool', 'SnapshotCallback', 'SplitReplay', 'selfplay_learner']
+           'SnapshotPool', 'SnapshotCallback', 'SplitReplay']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
@@ -237,17 +238,11 @@ def sample(self: SplitReplay,
     return tuple(r.sample(bs, sample_range) for r in self.replays)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #32148458
-def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two-player game
-                     cfg: SelfPlayConfig | None = None,   # every hyperparameter (default `SelfPlayConfig()`)
-                     seed: int = 0,                    # seeds the weights, exploration, games, replay and evaluation
-                     cbs=(),                           # extra callbacks
-                     progress: bool = True,            # show a progress bar
-                     envs=None,                        # AEC envs to train on instead of `make_game(env_id, cfg.n_envs)`
-                     eval_envs=None                    # AEC envs to evaluate on instead of `make_game(env_id, cfg.eval_envs)`
-                    ) -> RLLearner:
-    "An `RLLearner` that trains DQN by self-play on `env_id`, seeded by `seed`: negamax in both seats, against a pool of snapshots, or two networks against each other (`cfg.opponent`)"
-    cfg, seeds = cfg or SelfPlayConfig(), Seeder(seed).spawn(9)
-    envs = envs or make_game(env_id, cfg.n_envs)
+@patch
+def build(self: SelfPlayConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains DQN by self-play on the game `run.env_id`: negamax in both seats, against a pool of snapshots, or two networks against each other (`self.opponent`)"
+    cfg, seeds = self, Seeder(run.seed).spawn(9)
+    envs = run.envs or make_game(run.env_id, cfg.n_envs)
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
@@ -269,9 +264,9 @@ def selfplay_learner(env_id: str = 'tictactoe_v3',    # a PettingZoo classic two
         col = BattleCollector(envs, agent, pool if pool is not None else SelfPlay(negamax=True), seed=seeds[2].int() % 2**31)
         replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
-    ev = BattleEvalCallback(eval_envs or make_game(env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
     extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
-    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *cbs], progress)
+    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *run.cbs], run.progress)

@@ -13,13 +13,14 @@ from torch import nn
 from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE, BOOL
 from ..learner import LossCallback
 from ..fast import adam
-from ..rl import RLLearner, mlp, flatten_obs
+from ..nets import TwinQ, mlp, flatten_obs
+from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
-from ..continuous import BoxSelector, TwinQ, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
+from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
 
 # %% auto #0
 __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',
-           'TD3Config', 'td3_parts', 'td3_learner']
+           'TD3Config', 'td3_parts']
 
 # %% ../../nbs/12b_agents.td3.ipynb #dac66235
 class DeterministicActor(nn.Module):
@@ -157,14 +158,7 @@ def td3_parts(cfg: TD3Config,                        # the config
     cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'), TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
     return ActorCriticParts(nets, nets.actor, sel, [critic, actor], cbs)
 
-def td3_learner(env_id: str,                          # a registered gymnasium id with a Box action space
-                cfg: TD3Config | None = None,         # every hyperparameter (default `TD3Config()`)
-                seed: int = 0,                        # seeds the weights, exploration, envs, replay and evaluation
-                cbs=(),                               # extra callbacks
-                progress: bool = True,                # show a progress bar
-                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-               ) -> RLLearner:
-    "An `RLLearner` that trains TD3 (or DDPG, as the config says) on `env_id`, seeded by `seed`"
-    cfg = cfg or TD3Config()
-    return continuous_learner(env_id, cfg, seed, lambda o, sp, sd: td3_parts(cfg, o, sp, sd), cbs, progress, envs, eval_envs)
+@patch
+def build(self: TD3Config, run: Run) -> RLLearner:
+    "An `RLLearner` that trains TD3 (or DDPG, as the config says) with this config, for `run`"
+    return continuous_learner(self, run, td3_parts)

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from ...core import Step
 from ...memory.experience_replay import ReplayBatch
-from ...rl import flatten_obs, mlp
+from ...nets import mlp, flatten_obs
 
 # %% auto #0
 __all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss']

@@ -22,29 +22,16 @@ from ...data.nstep import NStepReturns
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
-from ...rl import OffPolicyConfig, RLLearner, OffPolicyBatches, flatten_obs, mlp, run_envs, seeded_init, evaluator, collection
+from ...nets import QNetwork
+from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, seeded_init, evaluator, collection
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead
 from .categorical import CategoricalQNetwork, C51Loss
 
 # %% auto #0
-__all__ = ['QUICK_CARTPOLE', 'QNetwork', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network',
-           'dqn_loss', 'dqn_callbacks', 'dqn_learner']
-
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #2b0d3acf
-class QNetwork(nn.Module):
-    "Q-values `[B, A]` from observations: an MLP body over the flattened observation, then a `head`"
-    def __init__(self,
-                 obs_example,              # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 n_actions: int,           # outputs: one Q-value per action
-                 hidden=(256, 256),        # hidden layer sizes of the body
-                 head=None):               # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
-        super().__init__()
-        in_dim = flatten_obs(obs_example).shape[1]
-        self.body = mlp([in_dim, *hidden])
-        self.head = (head or nn.Linear)(hidden[-1], n_actions)
-    def forward(self, obs) -> torch.Tensor: return self.head(self.body(flatten_obs(obs)))
+__all__ = ['QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network', 'dqn_loss',
+           'dqn_callbacks', 'dqn_replay']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #8a84aca0
 def td_target(reward_B,                             # rewards (discounted n-step sums for n > 1)
@@ -187,39 +174,42 @@ def dqn_callbacks(cfg: DQNConfig,                     # the run's config: its ta
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
-def dqn_learner(env_id: str,                          # a registered gymnasium id
-                cfg: DQNConfig | None = None,         # every hyperparameter (default `DQNConfig()`)
-                seed: int = 0,                        # seeds the weights, exploration, envs, replay and evaluation
-                cbs=(),                               # extra callbacks
-                progress: bool = True,                # show a progress bar
-                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-               ) -> RLLearner:
-    "An `RLLearner` that trains the DQN-family agent `cfg` describes on `env_id`, seeded by `seed`"
-    cfg, seeds = cfg or DQNConfig(), Seeder(seed).spawn(5)
-    if cfg.max_restarts and envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
+def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prioritized replay and monitor settings
+               envs,                                  # the run's envs: their spaces shape the storage
+               seed: int                              # seeds the sampler
+              ) -> tuple:
+    "`(replay, callbacks)`: the run's `ExperienceReplay`, allocated now (a buffer that cannot fit fails here), by priority where `cfg` asks, and its monitor's callbacks"
+    sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seed) if cfg.prioritized else None
+    example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
+    return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seed, monitor=m, example=example))
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #f1c9a1d3
+@patch
+def build(self: DQNConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
+    cfg, seeds = self, Seeder(run.seed).spawn(5)
+    if cfg.max_restarts and run.envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-    def build():
+    def nets():
         net = q_network(cfg, obs_example, int(space.n)).to(cfg.device)
         return net, dqn_loss(cfg, net)
-    net, loss = seeded_init(seeds[0].int(), build)   # weights from the run's seed; the caller's generator untouched
+    net, loss = seeded_init(seeds[0].int(), nets)   # weights from the run's seed; the caller's generator untouched
     sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = Agent(net, sel, space)
-    def build(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
+    def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n = envs.num_envs
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(env_id, n), max_restarts=cfg.max_restarts)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n), max_restarts=cfg.max_restarts)
         return col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, n)
-    src, col = collection(cfg, env_id, envs, agent, build, seeds[2].int() % 2**31)
-    sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seeds[3].int()) if cfg.prioritized else None
-    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seeds[3].int(), monitor=m,
-                                                                          example=example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)))   # allocated now: a buffer that cannot fit fails here
+    src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
+    replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
-    ev = evaluator(cfg, env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), eval_envs)
+    ev = evaluator(cfg, run.env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), run.eval_envs)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *cbs], progress)
+    sampler = replay.sampler if cfg.prioritized else None
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *run.cbs], run.progress)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
 QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1, eps_fraction=0.5,

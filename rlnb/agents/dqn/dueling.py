@@ -8,7 +8,6 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.dueling.html.md"""
 from __future__ import annotations
 from torch import nn
 
-
 # %% auto #0
 __all__ = ['DuelingHead']
 

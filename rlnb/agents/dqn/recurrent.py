@@ -20,11 +20,12 @@ from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, Sequen
 from ...fast import adam
 from ...callback import Callback
 from ...data.gym import find_collector, to_tensor
-from ...rl import OffPolicyConfig, RLLearner, flatten_obs, mlp, run_lstm, ObsNormalizer, run_envs, seeded_init, evaluator
+from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
+from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, seeded_init, evaluator
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
-__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCallback', 'drqn_learner']
+__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCallback']
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #94403ee1
 class LSTMQNetwork(nn.Module):
@@ -188,18 +189,11 @@ class ObsNormCallback(Callback):
     def after_env_step(self): self.norm.update(flatten_obs(to_tensor(self._col.last.next_obs)).to(self.norm.mean.device))
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #60abb163
-def drqn_learner(env_id: str,                          # a registered gymnasium id with Discrete actions
-                 cfg: DRQNConfig | None = None,        # every hyperparameter (default `DRQNConfig()`)
-                 seed: int = 0,                        # seeds the weights, exploration, envs, replay and evaluation
-                 cbs=(),                               # extra callbacks
-                 progress: bool = True,                # show a progress bar
-                 envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                 eval_envs=None                        # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-                ) -> RLLearner:
-    "An `RLLearner` that trains DRQN on `env_id` with `cfg`, seeded by `seed`"
-    cfg = cfg or DRQNConfig()
-    seeds = Seeder(seed).spawn(5)
-    envs = run_envs(env_id, cfg.n_envs, envs)
+@patch
+def build(self: DRQNConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains DRQN with this config, for `run`"
+    cfg, seeds = self, Seeder(run.seed).spawn(5)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs)
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), torch.as_tensor(envs.single_observation_space.sample()[None])
@@ -210,6 +204,6 @@ def drqn_learner(env_id: str,                          # a registered gymnasium 
     col = RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.device)
     node = SequenceReplayBatches(SequenceWindows(col, cfg.seq_len), replay, cfg.learning_starts, cfg.updates)
-    ev = evaluator(cfg, env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), eval_envs)
+    ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
-    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([ObsNormCallback(net.norm)] if cfg.obs_norm else []), *cbs], progress)
+    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([ObsNormCallback(net.norm)] if cfg.obs_norm else []), *run.cbs], run.progress)

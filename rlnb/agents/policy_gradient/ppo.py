@@ -8,235 +8,14 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.ppo.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
 from fastcore.basics import patch
 import torch
-from torch import nn
-import torch.nn.functional as F
-import torchdata.nodes as tn
-from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, POSITIVE, NON_NEGATIVE,
-                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
-from ...callback import Callback
-from ...learner import ModelLoss
-from ...agent import Agent, RecurrentAgent, CategoricalSelector, GaussianSelector, gaussian_logp, space_kind, model_device
-from ...data.gym import find_collector
-from ...data.rollout import Rollout, RolloutCollector
-from ...data.recurrent import RecurrentRolloutCollector
-from ...fast import adam
-from ...rl import RunConfig, RLLearner, flatten_obs, mlp, merge_moments, ObsNormalizer, run_envs, seeded_init, evaluator, collection
+from ...core import (check_fields, one_of, POSITIVE_INT, POSITIVE, UNIT, POSITIVE_OR_NONE)
+from ...rl import RLLearner, Run
+from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
 # %% auto #0
-__all__ = ['policy_selector', 'ActorCritic', 'policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler',
-           'OnPolicyBatches', 'clipped_surrogate', 'mean_weights', 'standardize', 'PPOLoss', 'LinearDecayCallback',
-           'PGStatsCallback', 'PGConfig', 'PPOConfig', 'pg_learner', 'ppo_learner']
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #c7a1c7e9
-def policy_selector(action_space,                         # Discrete (from 0) or a 1-d Box
-                    seed: int | None = 0):                # seeds the sampling generator
-    "The selector that samples actions of a policy for `action_space`: categorical for `Discrete`, clipped Gaussian for a 1-d `Box`"
-    kind = space_kind(action_space)
-    if kind == 'Discrete' and int(getattr(action_space, 'start', 0)) == 0: return CategoricalSelector(seed)
-    if kind == 'Box' and len(action_space.shape) == 1:
-        sel = GaussianSelector(action_space.low, action_space.high, 'clip', seed)
-        sel.check_space(action_space)
-        return sel
-    raise ValueError(f"Policy-gradient agents support Discrete (starting at 0) and 1-d Box action spaces, not {kind} ({action_space}). "
-                     "Wrap the env to change its action space (e.g. flatten a Box), or use another algorithm.")
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #69da7179
-def _layer(m: nn.Linear, gain: float) -> nn.Linear:
-    nn.init.orthogonal_(m.weight, gain); nn.init.zeros_(m.bias)
-    return m
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #ddcd74da
-class ActorCritic(nn.Module):
-    "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk"
-    def __init__(self,
-                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
-                 hidden=(64, 64),            # hidden layer sizes of the actor and of the critic
-                 shared: bool = False,       # one trunk for both heads instead of two MLPs
-                 act=nn.Tanh,                # activation after each hidden layer
-                 log_std_init: float = 0.,   # initial log-std of the Gaussian head
-                 obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
-        super().__init__()
-        policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
-        in_dim, self.discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
-        n_out = int(action_space.n) if self.discrete else int(action_space.shape[0])
-        self.norm = ObsNormalizer(in_dim) if obs_norm else None
-        self.actor = mlp([in_dim, *hidden], act)
-        self.critic = None if shared else mlp([in_dim, *hidden], act)
-        for m in [*self.actor, *(self.critic or [])]:
-            if isinstance(m, nn.Linear): _layer(m, math.sqrt(2))
-        self.pi, self.v = _layer(nn.Linear(hidden[-1], n_out), 0.01), _layer(nn.Linear(hidden[-1], 1), 1.)
-        self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
-
-    def _features(self, obs): return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
-
-    def _head(self, h_BH) -> dict:
-        if self.discrete: return {'logits': self.pi(h_BH)}
-        mean_BA = self.pi(h_BH)
-        return {'mean': mean_BA, 'log_std': self.log_std.expand_as(mean_BA)}
-
-    def policy(self,
-               obs                                   # a batch of observations (or a tree of them)
-              ) -> dict:
-        "The policy's output alone: what an agent needs to act (the critic is not run)"
-        return self._head(self.actor(self._features(obs)))
-
-    def forward(self, obs) -> dict:
-        x_BO = self._features(obs)
-        h_BH = self.actor(x_BO)
-        return self._head(h_BH) | {'value': self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]}
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #e0ee665e
-def policy_logp_entropy(out: dict,                            # the network's output: `logits`, or `mean` and `log_std`
-                        action                                # the actions taken (for Box: the unclipped samples)
-                       ) -> tuple:
-    "Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`) or Gaussian (`mean`, `log_std`) output"
-    if 'logits' in out:
-        logp_BA = F.log_softmax(out['logits'], -1)
-        return logp_BA.gather(-1, action.long()[:, None])[:, 0], -(logp_BA.exp() * logp_BA).sum(-1)
-    log_std_BA = out['log_std'].expand_as(out['mean'])
-    return gaussian_logp(out['mean'], log_std_BA, action), (0.5 + 0.5 * math.log(2 * math.pi) + log_std_BA).sum(-1)
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #78ea4217
-def gae(reward_TN,                            # rewards
-        value_TN,                             # the critic's values of the rows' observations
-        next_value_TN,                        # the critic's values of the next observations
-        terminated_TN,                        # episode terminated: no bootstrap
-        done_TN,                              # episode ended (terminated or truncated): the sum stops
-        gamma: float,                         # discount
-        lam: float                            # GAE's λ
-       ) -> torch.Tensor:
-    "Advantages `[T, N]` by GAE(λ): TD errors bootstrap unless `terminated`; the weighted sum stops at `done`"
-    delta_TN = reward_TN + gamma * (~terminated_TN) * next_value_TN - value_TN
-    keep_TN = gamma * lam * (~done_TN)
-    adv_TN, acc_N = torch.empty_like(delta_TN), torch.zeros_like(delta_TN[0])
-    for t in reversed(range(len(delta_TN))):
-        acc_N = delta_TN[t] + keep_TN[t] * acc_N
-        adv_TN[t] = acc_N
-    return adv_TN
-
-def rollout_advantages(r: Rollout,                           # a rollout
-                       value_TN,                             # the critic's values of its rows
-                       last_value_N,                         # the critic's values of `r.next_obs`
-                       gamma: float,                         # discount
-                       lam: float                            # GAE's λ
-                      ) -> tuple:
-    "Advantages and returns `[T, N]` of rollout `r` given the critic's values of its rows and of `r.next_obs`; 0 on auto-reset rows"
-    next_value_TN = torch.cat([value_TN[1:], last_value_N[None]])
-    adv_TN = gae(r.reward, value_TN, next_value_TN, r.terminated, r.terminated | r.truncated, gamma, lam) * r.valid
-    return adv_TN, (adv_TN + value_TN) * r.valid
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #9d856227
-class PGBatch(NamedTuple):
-    "Rows of a rollout for a policy-gradient update"
-    obs: Any              # [B, O...]
-    action: torch.Tensor  # [B] or [B, A] (for Box: the unclipped sample)
-    logp: torch.Tensor    # [B] log-prob of `action` before this rollout's updates
-    value: torch.Tensor   # [B] critic's value before the updates
-    adv: torch.Tensor     # [B] GAE advantage
-    ret: torch.Tensor     # [B] return target of the critic: adv + value
-    mask: torch.Tensor    # [B] float: 1 for transitions, 0 for auto-reset rows
-
-class RewardScaler:
-    "Divides rewards by the running standard deviation of each env's discounted return (SB3's `VecNormalize` reward scaling)"
-    def __init__(self,
-                 gamma: float,                         # discount of the running returns
-                 n_envs: int,                          # envs (one running return each)
-                 clip: float = 10.0,                   # scaled rewards are clipped to ±clip
-                 eps: float = 1e-08):                  # added to the variance
-        self.gamma, self.clip, self.eps = gamma, clip, eps
-        self.ret_N, self.mean, self.var, self.count = torch.zeros(n_envs), torch.zeros(()), torch.ones(()), torch.tensor(1e-4)
-    def state_dict(self) -> dict: return {k: getattr(self, k).clone() for k in ('ret_N', 'mean', 'var', 'count')}
-    def load_state_dict(self, st: dict):
-        for k, v in st.items(): setattr(self, k, v.clone())
-        return self
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bae58860
-@patch
-def __call__(self: RewardScaler, reward_TN, done_TN, valid_TN) -> torch.Tensor:
-    "Update the running variance with this rollout's discounted returns and return the scaled rewards"
-    ret_TN = torch.empty_like(reward_TN)
-    for t in range(len(reward_TN)):
-        self.ret_N = self.ret_N * self.gamma + reward_TN[t]
-        ret_TN[t] = self.ret_N
-        self.ret_N = self.ret_N * ~done_TN[t]
-    x = ret_TN[valid_TN]
-    if len(x): self.mean, self.var, self.count = merge_moments(self.mean, self.var, self.count, x)   # only the variance scales
-    return (reward_TN / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #59838a8a
-class OnPolicyBatches(tn.BaseNode):
-    "Turns each `Rollout` from `source` into `n_epochs` shuffled passes of `PGBatch` minibatches of `bs` rows, with GAE advantages"
-    batch_type = PGBatch   # what a prepared rollout is (restored from a checkpoint as this type)
-    def __init__(self,
-                 source: tn.BaseNode,        # yields `Rollout`s: a `RolloutCollector`
-                 model: nn.Module,           # the `ActorCritic` being trained: values and log-probs come from it
-                 gamma: float = 0.99,        # discount
-                 lam: float = 0.95,          # GAE's λ (1: Monte-Carlo returns)
-                 n_epochs: int = 10,         # passes over each rollout
-                 bs: int = 64,               # rows per minibatch
-                 seed: int = 0,              # seed of the shuffling generator
-                 reward_scaler: RewardScaler | None = None):   # scales rewards before GAE (None: raw rewards)
-        super().__init__()
-        if not (0 <= gamma <= 1 and 0 <= lam <= 1): raise ValueError(f'gamma and gae_lambda must be in [0, 1], got {gamma} and {lam}.')
-        if n_epochs < 1 or bs < 1: raise ValueError(f'n_epochs and bs must be positive, got {n_epochs} and {bs}.')
-        self.source, self.model, self.gamma, self.lam, self.n_epochs, self.bs, self.seed, self.scaler = source, model, gamma, lam, n_epochs, bs, seed, reward_scaler
-
-    def reset(self, initial_state: dict | None = None):
-        super().reset(initial_state)
-        st = initial_state or {}
-        self.source.reset(st.get('source'))
-        self.gen = Seeder(self.seed).torch()
-        if initial_state is not None: set_rng_state(self.gen, st['rng'])
-        if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
-        self.data = None if st.get('data') is None else self.batch_type(**st['data'])
-        self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
-
-    @staticmethod
-    def loss_callback(model: nn.Module, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
-        "The loss callback for its minibatches: `loss(model(batch.obs), batch)`"
-        return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=max_grad_norm)
-
-    def get_state(self) -> dict:   # the rollout's tensors are never modified in place, so no copies are needed
-        return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
-                    data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #cf801c8a
-@patch(as_prop=True)
-def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
-
-@patch
-def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
-    "Flatten rollout `r` into rows with old log-probs, values, advantages and returns"
-    T, N = r.reward.shape
-    flat = lambda x: x.reshape(T * N, *x.shape[2:])
-    obs = tree_map(flat, r.obs)
-    dev, norm = model_device(self.model), getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(obs)[r.valid.flatten()].to(dev))
-    reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
-    action = flat(r.extra.get('raw_action', r.action))
-    with torch.no_grad():
-        out = self.model(tree_map(lambda x: x.to(dev), tree_cat([obs, r.next_obs])))
-        value = out['value'].float().cpu()
-        logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.to(dev))
-    adv, ret = rollout_advantages(r._replace(reward=reward), value[:T * N].view(T, N), value[T * N:], self.gamma, self.lam)
-    return PGBatch(obs, action, logp.cpu(), value[:T * N], adv.flatten(), ret.flatten(), r.valid.flatten().float())
-
-@patch
-def next(self: OnPolicyBatches) -> PGBatch:
-    M = self.n_rows
-    if self.data is None or self.pos >= self.n_epochs * M:
-        self.data = self._prepare(next(self.source)); self.rollouts += 1
-        M = self.n_rows
-        self.perm, self.pos = torch.cat([torch.randperm(M, generator=self.gen) for _ in range(self.n_epochs)]), 0
-    start, end = self.pos, min(self.pos + self.bs, (self.pos // M + 1) * M)   # minibatches never straddle two epochs
-    self.pos = end
-    batch = self.data if end - start == M else tree_index(self.data, self.perm[start:end])   # the whole rollout: row order does not change a mean
-    dev = model_device(self.model)
-    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # rollouts are kept on the CPU
+__all__ = ['clipped_surrogate', 'PPOLoss', 'PPOConfig']
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bba7309c
 def clipped_surrogate(ratio_B,                              # π_new(a|s) / π_old(a|s)
@@ -247,18 +26,6 @@ def clipped_surrogate(ratio_B,                              # π_new(a|s) / π_o
     return torch.minimum(ratio_B * adv_B, ratio_B.clamp(1 - clip, 1 + clip) * adv_B)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #1ecbd182
-def mean_weights(mask_B                                # 1 for rows that count, 0 for the rest
-                ) -> torch.Tensor:
-    "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none)"
-    return mask_B / mask_B.sum().clamp(min=1.)
-
-def standardize(x_B,                                  # values
-                w_B                                   # mean weights (`mean_weights`)
-               ) -> torch.Tensor:
-    "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`)"
-    x_B = x_B - x_B @ w_B
-    return x_B / (((x_B ** 2) @ w_B).sqrt() + 1e-8)
-
 class PPOLoss:
     "PPO's loss on a `PGBatch`: clipped surrogate, (clipped) value error and entropy bonus, averaged over real rows"
     def __init__(self,
@@ -282,67 +49,6 @@ class PPOLoss:
         vf, ent = err_B @ w_B, ent_B @ w_B
         self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
         return pg + self.vf_coef * vf - self.ent_coef * ent
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #8b9f338b
-class LinearDecayCallback(Callback):
-    "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps`"
-    order = -20
-    def __init__(self,
-                 total_steps: int,                     # the env steps over which both decay to 0
-                 lr: float | None = None,              # the initial learning rate (None: not scheduled)
-                 clip: float | None = None):           # the initial clip range (None: not scheduled)
-
-        self.total, self.lr, self.clip = total_steps, lr, clip
-    def before_fit(self): self._col = find_collector(self.learn)
-    def before_batch(self):
-        remaining = max(0., 1. - self._col.vector_step * self._col.n_envs / self.total)
-        if self.lr is not None:
-            for g in self.learn.opt.param_groups: g['lr'] = self.lr * remaining
-        if self.clip is not None: self.learn.loss_func.clip = max(self.clip * remaining, 1e-8)
-
-class PGStatsCallback(Callback):
-    "Log the loss's parts (`pg_loss`, `v_loss`, `entropy`) and, where it has a ratio, `approx_kl` and `clip_frac`, every `every` minibatches"
-    order = -9
-    def __init__(self,
-                 every: int = 10):                     # minibatches between logs
-        self.run_every = {'after_batch': every}
-    def before_fit(self): self._col = find_collector(self.learn)
-    def after_batch(self):
-        p, clip = self.learn.loss_func.parts, getattr(self.learn.loss_func, 'clip', None)
-        stats = {k: v for k, v in p.items() if k not in ('log_ratio', 'mask')}
-        if 'log_ratio' in p:
-            lr_B, m = p['log_ratio'], p['mask']
-            w_B = mean_weights(m)
-            stats['approx_kl'] = (lr_B.exp() - 1 - lr_B) @ w_B
-            if clip is not None: stats['clip_frac'] = ((lr_B.exp() - 1).abs() > clip).float() @ w_B
-        for k, v in stats.items(): self.learn.metrics.log(k, float(v), self._col.env_step)
-
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82b1b4e1
-@dataclass
-class PGConfig(RunConfig):
-    "What the on-policy actor-critic algorithms share (PPO, REINFORCE): rollouts, the network, the optimizer, normalisation"
-    total_steps: int = 100_000    # env steps of the run
-    n_envs: int = 8               # envs collecting side by side (N)
-    n_steps: int = 32             # steps per env per rollout (T)
-    lr: float = 1e-3              # Adam learning rate (at the start, with lr_schedule 'linear')
-    lr_schedule: str = 'linear'   # 'linear' (to 0 over the run) or 'constant'
-    gamma: float = 0.99           # discount
-    vf_coef: float = 0.5          # weight of the value loss
-    ent_coef: float = 0.          # weight of the entropy bonus
-    norm_adv: bool = True         # standardise advantages (per minibatch)
-    grad_clip: float | None = 0.5 # max gradient norm (None: no clipping)
-    hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic
-    shared: bool = False          # one trunk for actor and critic
-    log_std_init: float = 0.      # initial log-std of a Gaussian policy
-    obs_norm: bool = False        # standardise observations with running statistics
-    reward_norm: bool = False     # scale rewards by the running std of the discounted return
-    eval_every: int = 5_000       # env steps between evaluations
-    threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
-
-    def __post_init__(self):
-        RunConfig.__post_init__(self)
-        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'), gamma=UNIT, vf_coef=NON_NEGATIVE,
-                     ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #834fd7d5
 @dataclass
@@ -369,51 +75,9 @@ def n_batches(self: PPOConfig) -> int:
     rows = self.n_steps * self.n_envs
     return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
 
-# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #a0ff31c4
-def pg_learner(env_id: str,                          # a registered gymnasium id
-               cfg,                                  # a `PPOConfig` or `ReinforceConfig`
-               seed: int,                            # seeds the weights, the agent, the envs, the shuffling and the evaluator
-               loss,                                 # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
-               n_epochs: int,                        # passes over each rollout
-               bs: int,                              # rows per minibatch
-               lam: float,                           # GAE's λ
-               cbs=(),                               # extra callbacks
-               progress: bool = True,                # show a progress bar
-               envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-               eval_envs=None,                       # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
-               net: Callable | None = None,          # `net(obs_example, space)` builds the network (default: an `ActorCritic` from `cfg`)
-               batches=OnPolicyBatches               # the node that deals minibatches (`SequenceBatches` for a recurrent network)
-              ) -> RLLearner:
-    "An `RLLearner` that trains an actor-critic on-policy on `env_id` with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
-    seeds = Seeder(seed).spawn(5)
-    envs = run_envs(env_id, cfg.n_envs, envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
-    space = envs.single_action_space
-    sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
-    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
-    net = net or (lambda o, sp: ActorCritic(o, sp, cfg.hidden, cfg.shared, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm))
-    model = seeded_init(seeds[0].int(), lambda: net(obs_example, space).to(cfg.device))
-    recurrent = callable(getattr(model, 'initial_state', None))
-    A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
-    agent = A(model, sel, space, forward=model.policy)
-    _, col = collection(cfg, env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
-    node = batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
-    ev = evaluator(cfg, env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), eval_envs)
-    decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
-    losses = [batches.loss_callback(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, cfg.grad_clip)]
-    return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *cbs], progress)
-
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bd920977
-def ppo_learner(env_id: str,                          # a registered gymnasium id
-                cfg: PPOConfig | None = None,         # every hyperparameter (default `PPOConfig()`)
-                seed: int = 0,                        # seeds the weights, the agent, the envs, the shuffling and the evaluator
-                cbs=(),                               # extra callbacks
-                progress: bool = True,                # show a progress bar
-                envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                eval_envs=None,                       # a vector env to evaluate on
-                net: Callable | None = None,          # `net(obs_example, space)` builds the network (default: an `ActorCritic` from `cfg`)
-                batches=OnPolicyBatches               # the node that deals minibatches (`SequenceBatches` for a recurrent network)
-               ) -> RLLearner:
-    "An `RLLearner` that trains PPO on `env_id` with `cfg`, seeded by `seed`"
-    cfg = cfg or PPOConfig()
-    loss = PPOLoss(cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.clip_vf, cfg.norm_adv)
-    return pg_learner(env_id, cfg, seed, loss, cfg.n_epochs, cfg.bs, cfg.gae_lambda, cbs, progress, envs, eval_envs, net, batches)
+@patch
+def build(self: PPOConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains PPO with this config, for `run`"
+    loss = PPOLoss(self.clip, self.vf_coef, self.ent_coef, self.clip_vf, self.norm_adv)
+    return pg_learner(self, run, loss, self.n_epochs, self.bs, self.gae_lambda)

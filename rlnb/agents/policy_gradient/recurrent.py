@@ -14,76 +14,14 @@ import torch
 from torch import nn
 from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
 from ...learner import ModelLoss
-from ...agent import model_device, space_kind
+from ...agent import model_device
 from ...data.rollout import Rollout
-from ...rl import RLLearner, flatten_obs, mlp, run_lstm, ObsNormalizer
-from .ppo import policy_selector, policy_logp_entropy, rollout_advantages, OnPolicyBatches, PPOConfig, ppo_learner
+from ...nets import LSTMActorCritic, flatten_obs
+from .core import policy_logp_entropy, rollout_advantages, OnPolicyBatches
+from .ppo import PPOConfig
 
 # %% auto #0
-__all__ = ['LSTMActorCritic', 'SequenceLoss', 'SequenceBatch', 'SequenceBatches', 'RecurrentPPOConfig', 'recurrent_ppo_learner']
-
-# %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #0316b6f1
-class LSTMActorCritic(nn.Module):
-    "Policy and value through LSTMs: observations → LSTM → MLP → head, for the actor and, with `critic_lstm`, through a second LSTM for the critic"
-    def __init__(self,
-                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
-                 lstm: int = 64,             # LSTM hidden size
-                 hidden=(64,),               # hidden layers of the MLPs after the LSTMs
-                 critic_lstm: bool = True,   # the critic has its own LSTM (False: it reads the actor's)
-                 act=nn.ReLU,                # activation after each hidden layer
-                 log_std_init: float = 0.,   # initial log-std of a Gaussian head
-                 obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
-        super().__init__()
-        policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
-        in_dim, self.discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
-        n_out = int(action_space.n) if self.discrete else int(action_space.shape[0])
-        self.norm = ObsNormalizer(in_dim) if obs_norm else None
-        self.lstm_pi, self.lstm_vf = nn.LSTM(in_dim, lstm), nn.LSTM(in_dim, lstm) if critic_lstm else None
-        self.actor, self.critic = mlp([lstm, *hidden], act), mlp([lstm, *hidden], act)
-        self.pi, self.v = nn.Linear(hidden[-1], n_out), nn.Linear(hidden[-1], 1)
-        self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
-
-    def initial_state(self,
-                      n: int                          # rows (envs)
-                     ) -> tuple:
-        "Zeros: the actor's LSTM `(h, c)`, then the critic's, each `[n, lstm]`"
-        z = self.pi.weight.new_zeros(n, self.lstm_pi.hidden_size)
-        return (z, z, z, z) if self.lstm_vf is not None else (z, z)
-
-# %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #93393faa
-@patch
-def _heads(self: LSTMActorCritic, x_TBI, state: tuple, start_TB, value: bool) -> tuple:
-    "The heads' outputs `[T, B, ...]` and the final state"
-    y_pi, s_pi = run_lstm(self.lstm_pi, x_TBI, state[:2], start_TB)
-    y_vf, s_vf = (y_pi, ()) if self.lstm_vf is None else run_lstm(self.lstm_vf, x_TBI, state[2:], start_TB)
-    h = self.actor(y_pi)
-    out = {'logits': self.pi(h)} if self.discrete else {'mean': self.pi(h), 'log_std': self.log_std.expand(*h.shape[:-1], -1)}
-    if value: out['value'] = self.v(self.critic(y_vf))[..., 0]
-    return out, (*s_pi, *s_vf)
-
-@patch
-def policy(self: LSTMActorCritic,
-           obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
-           state: tuple                          # the state after the previous step
-          ) -> tuple:
-    "One step, for acting: the policy's output `[B, ...]` and the next state (the critic's LSTM advances too; its head is not run)"
-    x = flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
-    out, state = self._heads(x[None], state, torch.zeros(1, x.shape[0], dtype=torch.bool, device=x.device), value=False)
-    return {k: v[0] for k, v in out.items()}, state
-
-@patch
-def forward(self: LSTMActorCritic,
-            obs_TB,                               # observations `[T, B, ...]`: B sequences of T steps
-            state: tuple,                         # the state before the first step, `[B, ...]` each
-            start_TB                              # bool `[T, B]`: rows whose episode starts there (the state restarts from zeros)
-           ) -> dict:
-    "The policy's output and `value` of every row, flattened time-major to `[T·B, ...]`"
-    T, B = start_TB.shape
-    x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), obs_TB))
-    x = (x if self.norm is None else self.norm(x)).view(T, B, -1)
-    out, _ = self._heads(x, state, start_TB, value=True)
-    return {k: v.flatten(0, 1) for k, v in out.items()}
+__all__ = ['SequenceLoss', 'SequenceBatch', 'SequenceBatches', 'RecurrentPPOConfig']
 
 # %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #d6f0b3c8
 class SequenceLoss(ModelLoss):
@@ -156,6 +94,7 @@ class RecurrentPPOConfig(PPOConfig):
     critic_lstm: bool = True      # the critic has its own LSTM (False: it reads the actor's)
     obs_norm: bool = True         # standardise observations with running statistics
     eval_every: int = 5_000       # env steps between evaluations
+    batches = SequenceBatches     # minibatches of whole env sequences (not a field)
 
     def __post_init__(self):
         PPOConfig.__post_init__(self)
@@ -166,20 +105,10 @@ class RecurrentPPOConfig(PPOConfig):
         "`shared`: the LSTM policy has `critic_lstm` instead"
         return [f'{n} (the LSTM policy has critic_lstm instead)' for n in names if n == 'shared']
 
+    def network(self, obs_example, space) -> nn.Module:
+        "The `LSTMActorCritic` this config trains"
+        return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
+
     def n_batches(self) -> int:
         "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches of `bs // n_steps` envs per epoch"
         return math.ceil(self.total_steps / (self.n_steps * self.n_envs)) * self.n_epochs * math.ceil(self.n_envs / (self.bs // self.n_steps))
-
-# %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #6d19f5b7
-def recurrent_ppo_learner(env_id: str,                          # a registered gymnasium id
-                          cfg: RecurrentPPOConfig | None = None,  # every hyperparameter (default `RecurrentPPOConfig()`)
-                          seed: int = 0,                        # seeds the weights, the agent, the envs, the shuffling and the evaluator
-                          cbs=(),                               # extra callbacks
-                          progress: bool = True,                # show a progress bar
-                          envs=None,                            # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
-                          eval_envs=None                        # a vector env to evaluate on
-                         ) -> RLLearner:
-    "An `RLLearner` that trains recurrent PPO (an `LSTMActorCritic`) on `env_id` with `cfg`, seeded by `seed`"
-    cfg = cfg or RecurrentPPOConfig()
-    net = lambda o, space: LSTMActorCritic(o, space, cfg.lstm, cfg.hidden, cfg.critic_lstm, log_std_init=cfg.log_std_init, obs_norm=cfg.obs_norm)
-    return ppo_learner(env_id, cfg, seed, cbs, progress, envs, eval_envs, net, SequenceBatches)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import torch
-from ...rl import RLLearner
-from .ppo import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
+from fastcore.basics import patch
+from ...rl import RLLearner, Run
+from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
 # %% auto #0
-__all__ = ['ReinforceLoss', 'ReinforceConfig', 'reinforce_learner']
+__all__ = ['ReinforceLoss', 'ReinforceConfig']
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #c93db953
 class ReinforceLoss:
@@ -45,15 +46,8 @@ class ReinforceConfig(PGConfig):
         return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #02017008
-def reinforce_learner(env_id: str,                          # a registered gymnasium id
-                      cfg: ReinforceConfig | None = None,   # every hyperparameter (default `ReinforceConfig()`)
-                      seed: int = 0,                        # seeds the weights, the agent, the envs and the evaluator
-                      cbs=(),                               # extra callbacks
-                      progress: bool = True,                # show a progress bar
-                      envs=None,                            # a vector env to train on
-                      eval_envs=None                        # a vector env to evaluate on
-                     ) -> RLLearner:
-    "A `Learner` that trains REINFORCE with a value baseline on `env_id`: `pg_learner` with λ = 1 and one batch of the whole rollout"
-    cfg = cfg or ReinforceConfig()
-    loss = ReinforceLoss(cfg.vf_coef, cfg.ent_coef, cfg.norm_adv)
-    return pg_learner(env_id, cfg, seed, loss, n_epochs=1, bs=cfg.n_steps * cfg.n_envs, lam=1., cbs=cbs, progress=progress, envs=envs, eval_envs=eval_envs)
+@patch
+def build(self: ReinforceConfig, run: Run) -> RLLearner:
+    "An `RLLearner` that trains REINFORCE with a value baseline with this config, for `run`: `pg_learner` with λ = 1 and one batch of the whole rollout"
+    loss = ReinforceLoss(self.vf_coef, self.ent_coef, self.norm_adv)
+    return pg_learner(self, run, loss, n_epochs=1, bs=self.n_steps * self.n_envs, lam=1.)

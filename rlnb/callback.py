@@ -116,6 +116,7 @@ def _redraws() -> bool:
     "Whether output can redraw a bar in place: a notebook, or stdout on a terminal"
     return IN_NOTEBOOK or sys.stdout.isatty()
 
+# %% ../nbs/02_callback.ipynb #7869fed7
 class ProgressCallback(Callback):
     "A progress bar over the batches of `fit`, commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
     order = 50
@@ -207,6 +208,7 @@ def checkpoints(dir                                   # a directory written by `
     "The checkpoint files in `dir`, oldest first"
     return sorted(Path(dir).glob('ckpt_*.pt'))
 
+# %% ../nbs/02_callback.ipynb #eb3969e9
 class CheckpointCallback(Callback):
     "Save the loop into `dir` every `every` batches (or units of `step(learn)`, e.g. env steps), keeping the last `keep` files; also at the end of fit"
     order = 90

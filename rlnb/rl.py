@@ -63,15 +63,18 @@ class RunConfig:
         if self.async_runners and not isinstance(self, OffPolicyConfig):
             raise ValueError(f'{type(self).__name__}: async_runners needs an off-policy algorithm; on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
 
-    def unused(self, names) -> list:
-        "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
-        off = {'runners > 0': not self.runners, 'async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
-        need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True')
-        return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
+# %% ../nbs/07a_rl.ipynb #db3ff84d
+@patch
+def unused(self: RunConfig, names) -> list:
+    "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
+    off = {'runners > 0': not self.runners, 'async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
+    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True')
+    return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
 
-    def n_batches(self) -> int:
-        "Learner steps that the budget of `total_steps` env steps buys"
-        raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
+@patch
+def n_batches(self: RunConfig) -> int:
+    "Learner steps that the budget of `total_steps` env steps buys"
+    raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
 
 # %% ../nbs/07a_rl.ipynb #eb4b00b2
 @patch(cls_method=True)
@@ -157,17 +160,20 @@ class OffPolicyConfig(RunConfig):
         if self.learning_starts > self.buffer:
             raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
 
-    def n_batches(self) -> int:
-        "Gradient steps in the run: its whole rounds of the off-policy schedule"
-        return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
+# %% ../nbs/07a_rl.ipynb #e0dc8f2f
+@patch
+def n_batches(self: OffPolicyConfig) -> int:
+    "Gradient steps in the run: its whole rounds of the off-policy schedule"
+    return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
 
-    def monitored_replay(self,
-                         make: Callable                # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
-                        ) -> tuple:
-        "`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else `make(None)` and none"
-        if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
-        replay = make(ReplayMonitor(self.max_use, self.max_age))
-        return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]
+@patch
+def monitored_replay(self: OffPolicyConfig,
+                     make: Callable                # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
+                    ) -> tuple:
+    "`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else `make(None)` and none"
+    if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
+    replay = make(ReplayMonitor(self.max_use, self.max_age))
+    return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]
 
 # %% ../nbs/07a_rl.ipynb #dc996d5e
 class StopWhenSolvedCallback(Callback):

@@ -127,6 +127,7 @@ class SACActorLoss(LossCallback):
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
+# %% ../../nbs/12a_agents.sac.ipynb #573bebcd
 class SACAlphaLoss(LossCallback):
     "The temperature loss `-log α (log π(a|s) + H̄)`, on the actor loss's `logp` of the same batch"
     def __init__(self,

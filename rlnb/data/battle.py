@@ -207,6 +207,7 @@ def _answer(self: BattleCollector, e, p: str) -> tuple:
     if r != -rq: raise ValueError(f"negamax transitions need a zero-sum game, and after {p}'s move the rewards are {r} and {rq}: use negamax=False.")
     return r, e.observe(q), bool(e.terminations[p]), bool(e.truncations[p])
 
+# %% ../../nbs/05h_data.battle.ipynb #0d8e96c6
 def _next(self: BattleCollector) -> Step:
     rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env, 0 learner's or 1 opponent's); moves due (env, player, obs)
     for i, e in enumerate(self.envs):

@@ -30,6 +30,7 @@ class EvalResult(NamedTuple):
     returns: list
     lengths: list
 
+# %% ../../nbs/05c_data.eval.ipynb #50e689be
 def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset here)
              agent,                                # acts in them
              n_episodes: int,                      # episodes in all, spread over the envs with quotas

@@ -168,9 +168,11 @@ class RayCollector(Collector):
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
-    def learner_cbs(self) -> list:
-        "The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's counters"
-        return [FleetCallback()]
+# %% ../../nbs/05f_data.fleet.ipynb #0e0a44bf
+@patch
+def learner_cbs(self: RayCollector) -> list:
+    "The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's counters"
+    return [FleetCallback()]
 
 # %% ../../nbs/05f_data.fleet.ipynb #4f412c10
 @patch

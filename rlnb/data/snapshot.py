@@ -33,6 +33,7 @@ def _restore(obj, snap: dict):
         elif isinstance(v, dict) and '__rng__' in v: getattr(obj, k).bit_generator.state = v['__rng__']
         else: setattr(obj, k, v)
 
+# %% ../../nbs/04b_data.snapshot.ipynb #ac091c1e
 def _layers(env) -> list:
     "`env` and the envs it wraps, outermost first"
     out = [env]

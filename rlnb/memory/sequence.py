@@ -145,6 +145,7 @@ class SequenceReplayBatches(tn.BaseNode):
         self.credit -= 1
         return self.replay.sample()
 
+# %% ../../nbs/06c_memory.sequence.ipynb #544c5657
 def sequence_batches(total_steps: int,              # env steps of the run (all envs, all rows)
                      n_envs: int,                   # envs (N)
                      stride: int,                   # steps per rollout

@@ -48,6 +48,7 @@ class GreedyBootstrap:
     def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
         return target(next_obs).max(-1).values
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #c2cbc09b
 class DQNLoss:
     "TD loss of DQN: `Q(s, a)` against `r + γ^n (1 - terminated) V(s')`, Huber or squared, importance-weighted"
     def __init__(self,

@@ -60,14 +60,16 @@ class LSTMQNetwork(nn.Module):
         y, state = run_lstm(self.lstm, (x if self.norm is None else self.norm(x)).view(T, B, -1), state, start_TB)
         return self.head(self.body(y)), state
 
-    def policy(self,
-               obs,                                  # a batch of observations `[B, ...]`
-               state: tuple                          # the state after the previous step
-              ) -> tuple:
-        "One step, for acting: `{'q': [B, A]}` and the next state"
-        x = tree_map(lambda o: o[None], obs)
-        q, state = self(x, state, torch.zeros(1, len(state[0]), dtype=torch.bool, device=state[0].device))
-        return {'q': q[0]}, state
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #4a50a0f7
+@patch
+def policy(self: LSTMQNetwork,
+           obs,                                  # a batch of observations `[B, ...]`
+           state: tuple                          # the state after the previous step
+          ) -> tuple:
+    "One step, for acting: `{'q': [B, A]}` and the next state"
+    x = tree_map(lambda o: o[None], obs)
+    q, state = self(x, state, torch.zeros(1, len(state[0]), dtype=torch.bool, device=state[0].device))
+    return {'q': q[0]}, state
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #ffe12253
 def nstep_targets(reward_LB,                            # rewards `[L, B]`

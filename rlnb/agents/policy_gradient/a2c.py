@@ -9,30 +9,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fastcore.basics import patch
-import torch
 from ...core import check_fields, UNIT
 from ...rl import RLLearner, Run
-from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
+from .core import PGConfig, ActorCriticLoss, pg_learner
 
 # %% auto #0
-__all__ = ['A2CLoss', 'A2CConfig']
-
-# %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #1cf900c1
-class A2CLoss:
-    "A2C's loss on a `PGBatch`: `-log π(a|s) · A` with GAE's advantages, the value's squared error and an entropy bonus, averaged over real rows"
-    def __init__(self,
-                 vf_coef: float = 0.5,                 # weight of the value loss
-                 ent_coef: float = 0.,                 # weight of the entropy bonus
-                 norm_adv: bool = False):              # standardise advantages over the rollout
-        self.vf_coef, self.ent_coef, self.norm_adv = vf_coef, ent_coef, norm_adv
-
-    def __call__(self, out: dict, b: PGBatch) -> torch.Tensor:
-        logp_B, ent_B = policy_logp_entropy(out, b.action)
-        w_B = mean_weights(b.mask)
-        adv_B = standardize(b.adv, w_B) if self.norm_adv else b.adv
-        pg, vf, ent = -((logp_B * adv_B) @ w_B), ((out['value'] - b.ret) ** 2) @ w_B, ent_B @ w_B
-        self.parts = dict(pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
-        return pg + self.vf_coef * vf - self.ent_coef * ent
+__all__ = ['A2CConfig']
 
 # %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #bddef2f3
 @dataclass
@@ -56,5 +38,5 @@ class A2CConfig(PGConfig):
 @patch
 def build(self: A2CConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains A2C with this config, for `run`: `pg_learner` with one minibatch of the whole rollout"
-    loss = A2CLoss(self.vf_coef, self.ent_coef, self.norm_adv)
+    loss = ActorCriticLoss(self.vf_coef, self.ent_coef, self.norm_adv)
     return pg_learner(self, run, loss, n_epochs=1, bs=self.n_steps * self.n_envs, lam=self.gae_lambda)

@@ -28,7 +28,7 @@ from ...rl import RunConfig, RLLearner, Run, run_envs, seeded_init, evaluator, c
 
 # %% auto #0
 __all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'mean_weights',
-           'standardize', 'LinearDecayCallback', 'PGStatsCallback', 'PGConfig', 'pg_learner']
+           'standardize', 'ActorCriticLoss', 'LinearDecayCallback', 'PGStatsCallback', 'PGConfig', 'pg_learner']
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e0ee665e
 def policy_logp_entropy(out: dict,                            # the network's output: `logits`, or `mean` and `log_std`
@@ -191,6 +191,30 @@ def standardize(x_B,                                  # values
     "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`)"
     x_B = x_B - x_B @ w_B
     return x_B / (((x_B ** 2) @ w_B).sqrt() + 1e-8)
+
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #4a6d5fc2
+class ActorCriticLoss:
+    "A policy-gradient loss with a learned baseline on a `PGBatch`: `-log π(a|s) · A + vf_coef · (V(s) - R)² - ent_coef · H`, averaged over real rows"
+    def __init__(self,
+                 vf_coef: float = 0.5,                 # weight of the value loss
+                 ent_coef: float = 0.,                 # weight of the entropy bonus
+                 norm_adv: bool = True):               # standardise advantages over the batch's real rows
+        self.vf_coef, self.ent_coef, self.norm_adv = vf_coef, ent_coef, norm_adv
+
+    def advantages(self,
+                   b: PGBatch                          # the minibatch
+                  ) -> torch.Tensor:
+        "The advantages the policy term weighs: GAE's, `b.adv`"
+        return b.adv
+
+    def __call__(self, out: dict, b: PGBatch) -> torch.Tensor:
+        logp_B, ent_B = policy_logp_entropy(out, b.action)
+        w_B, adv_B = mean_weights(b.mask), self.advantages(b)
+        if self.norm_adv: adv_B = standardize(adv_B, w_B)
+        pg = -((logp_B * adv_B) @ w_B)
+        vf, ent = ((out['value'] - b.ret) ** 2) @ w_B, ent_B @ w_B
+        self.parts = dict(pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
+        return pg + self.vf_coef * vf - self.ent_coef * ent
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #8b9f338b
 class LinearDecayCallback(Callback):

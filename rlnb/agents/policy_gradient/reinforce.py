@@ -11,29 +11,19 @@ from dataclasses import dataclass
 import torch
 from fastcore.basics import patch
 from ...rl import RLLearner, Run
-from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
+from .core import PGConfig, PGBatch, ActorCriticLoss, pg_learner
 
 # %% auto #0
 __all__ = ['ReinforceLoss', 'ReinforceConfig']
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #c93db953
-class ReinforceLoss:
-    "REINFORCE's loss on a `PGBatch`: `-log π(a|s) · A`, the baseline's squared error and an entropy bonus, averaged over real rows"
-    def __init__(self,
-                 vf_coef: float = 0.5,                 # weight of the baseline loss
-                 ent_coef: float = 0.0,                # weight of the entropy bonus
-                 norm_adv: bool = True):               # standardise advantages over the rollout
-
-        self.vf_coef, self.ent_coef, self.norm_adv = vf_coef, ent_coef, norm_adv
-
-    def __call__(self, out: dict, b: PGBatch) -> torch.Tensor:
-        logp_B, ent_B = policy_logp_entropy(out, b.action)
-        w_B, adv_B = mean_weights(b.mask), b.ret - b.value   # G_t - V(s_t): with λ = 1 this is GAE's advantage
-        if self.norm_adv: adv_B = standardize(adv_B, w_B)
-        pg = -((logp_B * adv_B) @ w_B)
-        vf, ent = ((out['value'] - b.ret) ** 2) @ w_B, ent_B @ w_B
-        self.parts = dict(pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
-        return pg + self.vf_coef * vf - self.ent_coef * ent
+class ReinforceLoss(ActorCriticLoss):
+    "REINFORCE's loss: `ActorCriticLoss` with the advantage read as the Monte-Carlo return minus the baseline, `G_t - V(s_t)`"
+    def advantages(self,
+                   b: PGBatch                          # the minibatch
+                  ) -> torch.Tensor:
+        "`G_t - V(s_t)`: with λ = 1, GAE's advantage"
+        return b.ret - b.value
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #4a28f52a
 @dataclass

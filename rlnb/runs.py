@@ -12,12 +12,12 @@ import torch
 import gymnasium as gym
 from filelock import FileLock, Timeout
 from .core import load_checkpoint, CheckpointError
-from .callback import checkpoints
+from .callback import Callback, checkpoints
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'run_summary', 'describe_run', 'RunBusyError', 'lock_run', 'check_free',
            'move_aside', 'check_out', 'claimed_out', 'newest_checkpoint', 'set_aside', 'check_device', 'check_seed',
-           'check_env_id', 'confirm_saved_env', 'RunInterrupted']
+           'check_env_id', 'confirm_saved_env', 'RunInterrupted', 'BestCheckpointCallback']
 
 # %% ../nbs/19_runs.ipynb #725da498
 RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')   # with checkpoints/ckpt_*.pt: what makes a directory a run
@@ -230,3 +230,28 @@ class RunInterrupted(Exception):
         self.code = 143 if signal == 'SIGTERM' else 130
         how = ('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)'
         super().__init__(f"{how} at env step {env_step:,}; resume with: rlnb train --resume {run_dir}")
+
+# %% ../nbs/19_runs.ipynb #365ae586
+class BestCheckpointCallback(Callback):
+    "Save the learner to `path` after each evaluation (`eval_return` in its metrics) that beats the best mean so far"
+    order = 25   # after the evaluator
+    def __init__(self,
+                 path):                                # the file the best learner is saved to
+        self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
+
+    def after_batch(self): self.consider()
+
+    def consider(self):
+        "Save the learner if an evaluation logged since the last call beats the best mean so far (an evaluation apart from training: with the weights it evaluated)"
+        steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
+        if len(steps) == self.seen: return
+        step, mean = max(zip(steps[self.seen:], means[self.seen:]), key=lambda sm: sm[1])   # several arrive at once from an evaluator apart: the first best
+        self.seen = len(steps)
+        if self.best is None or mean > self.best:
+            self.best, self.best_step = mean, step
+            ev = getattr(self.learn, 'evaluator', None)   # an RLLearner's; an evaluation apart from training puts back the weights it evaluated
+            with ev.evaluated_weights(step) if ev is not None else contextlib.nullcontext(): self.learn.save(self.path)
+
+    def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)
+    def load_state_dict(self, state: dict):
+        self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self

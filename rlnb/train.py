@@ -14,20 +14,19 @@ from torch import nn
 import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE, POSITIVE_INT
-from .callback import Callback, Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
+from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import make_envs, observation_envs, EnvError
 from .data.fleet import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
-from .runs import (check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
+from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
 from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, run_meta, preset_of, parse_settings
 
 # %% auto #0
-__all__ = ['demo', 'BestCheckpointCallback', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'Terminated',
-           'main']
+__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'Terminated', 'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -68,31 +67,6 @@ def _plot_curve(metrics, path, threshold=None):
     import matplotlib.pyplot as plt
     fig = plot_returns(metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
-
-# %% ../nbs/20_train.ipynb #365ae586
-class BestCheckpointCallback(Callback):
-    "Save the learner to `path` after each evaluation (`eval_return` in its metrics) that beats the best mean so far"
-    order = 25   # after the evaluator
-    def __init__(self,
-                 path):                                # the file the best learner is saved to
-        self.path, self.best, self.best_step, self.seen = Path(path), None, None, 0
-
-    def after_batch(self): self.consider()
-
-    def consider(self):
-        "Save the learner if an evaluation logged since the last call beats the best mean so far (an evaluation apart from training: with the weights it evaluated)"
-        steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
-        if len(steps) == self.seen: return
-        step, mean = max(zip(steps[self.seen:], means[self.seen:]), key=lambda sm: sm[1])   # several arrive at once from an evaluator apart: the first best
-        self.seen = len(steps)
-        if self.best is None or mean > self.best:
-            self.best, self.best_step = mean, step
-            ev = getattr(self.learn, 'evaluator', None)   # an RLLearner's; an evaluation apart from training puts back the weights it evaluated
-            with ev.evaluated_weights(step) if ev is not None else contextlib.nullcontext(): self.learn.save(self.path)
-
-    def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)
-    def load_state_dict(self, state: dict):
-        self.best, self.best_step, self.seen = state['best'], state['best_step'], state['seen']; return self
 
 # %% ../nbs/20_train.ipynb #03f34810
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:

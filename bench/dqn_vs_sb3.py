@@ -30,7 +30,6 @@ def rlnb_cfg(steps):
                      target_update='hard', target_every=128)   # SB3's rule: see the docstring
 
 def run_rlnb(steps, seed, split=False):
-    from rlnb.agents.dqn.core import dqn_learner
     return timed_train(rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False), split)
 
 def run_sb3(steps, seed):

@@ -26,7 +26,6 @@ def rlnb_cfg(steps):
                      clip=0.2, clip_schedule='linear', ent_coef=0., vf_coef=0.5, grad_clip=0.5, hidden=(64, 64), eval_every=10**9, threshold=None)
 
 def run_rlnb(steps, seed, split=False):
-    from rlnb.agents.policy_gradient.ppo import ppo_learner
     learn = rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False)
     return timed_train(learn, split)
 
@@ -40,7 +39,7 @@ def run_sb3(steps, seed):
 
 def run_floor(n_updates, seed):
     "Bare PPO minibatch updates on random data: the cost of the learning alone"
-    from rlnb.agents.policy_gradient.ppo import ActorCritic
+    from rlnb.nets import ActorCritic
     from rlnb.fast import adam, clip_grad_norm
     import gymnasium as gym
     g = torch.Generator().manual_seed(seed)
@@ -64,7 +63,8 @@ def run_floor(n_updates, seed):
 def run_bare(steps, seed):
     "The least code that does rlnb's PPO work, with the same hyperparameters: acting, GAE, 20 full-rollout updates per rollout"
     import gymnasium as gym
-    from rlnb.agents.policy_gradient.ppo import ActorCritic, gae, standardize
+    from rlnb.nets import ActorCritic
+    from rlnb.agents.policy_gradient.core import gae, standardize
     from rlnb.fast import adam, clip_grad_norm
     torch.manual_seed(seed); g = torch.Generator().manual_seed(seed)
     T, N = 32, 8

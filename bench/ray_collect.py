@@ -24,7 +24,8 @@ from rlnb.agent import Agent
 from rlnb.data.gym import make_envs
 from rlnb.data.rollout import RolloutCollector
 from rlnb.data.fleet import RayCollector
-from rlnb.agents.policy_gradient.ppo import ActorCritic, policy_selector
+from rlnb.nets import ActorCritic
+from rlnb.agent import policy_selector
 
 class BurnCPU(gym.Wrapper):
     "Each step costs `ms` milliseconds of real computation"

@@ -188,18 +188,18 @@ def same_updates(a):
     from stable_baselines3.common.type_aliases import ReplayBufferSamples
     from stable_baselines3.common.logger import configure
     from torch.distributions import Normal
-    import rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3
+    import rlnb.nets, rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3
     from rlnb.core import Seeder
     from rlnb.continuous import to_unit
     cfg = settings(a.algo, a.env, False)
     e = gym.make(a.env); O, A = e.observation_space.shape[0], e.action_space.shape[0]
-    keep = sb3_policies.preprocess_obs, rlnb.continuous.flatten_obs, Normal.rsample, torch.Tensor.normal_, torch.randn
+    keep = sb3_policies.preprocess_obs, rlnb.nets.flatten_obs, Normal.rsample, torch.Tensor.normal_, torch.randn
     eps = {}
     def draw(*args, **kw): return (eps['s'] if torch.is_grad_enabled() else eps['s2']).clone()   # TD3 draws only under no_grad
     def run(dtype):
         torch.set_default_dtype(dtype)
         sb3_policies.preprocess_obs = lambda obs, space, normalize_images=True: obs.to(dtype)   # SB3 casts observations to float32
-        for m in (rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = lambda o: o.reshape(len(o), -1).to(dtype)
+        for m in (rlnb.nets, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = lambda o: o.reshape(len(o), -1).to(dtype)
         Normal.rsample = lambda self, shape=torch.Size(): self.loc + self.scale * draw()
         torch.Tensor.normal_ = lambda self, mean=0., std=1., **kw: self.copy_(std * draw())
         def sb3():
@@ -248,7 +248,7 @@ def same_updates(a):
     finally:
         torch.set_default_dtype(torch.float32)
         sb3_policies.preprocess_obs, flatten = keep[0], keep[1]
-        for m in (rlnb.continuous, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = flatten
+        for m in (rlnb.nets, rlnb.agents.sac, rlnb.agents.td3): m.flatten_obs = flatten
         Normal.rsample, torch.Tensor.normal_, torch.randn = keep[2], keep[3], keep[4]
     print(f"{a.updates} {a.algo} updates on {a.env} batches: weights moved up to {r64['moved']:.2e}; rlnb against SB3: {r64['diff']:.1e} in float64, "
           f"{r32['diff']:.1e} in float32; SB3 against SB3 with actions one float32 rounding apart: {r32['control']:.1e}")

@@ -1,6 +1,6 @@
 """Self-play DQN on a PettingZoo board game, over seeds: the final greedy network against a random player and a strong one.
 
-Tic-tac-toe (default): each seed trains `rlnb.agents.selfplay.selfplay_learner` with `SelfPlayConfig` for --steps
+Tic-tac-toe (default): each seed trains `SelfPlayConfig(...).learner(game)` for --steps
 transitions, then plays --games greedy games per seat against a uniformly random legal player and --strong-games per
 seat against a perfect minimax player (`rlnb.data.battle.TicTacToeMinimax`: negamax, ties between equally good moves
 broken at random, so the games vary). A perfect player never loses: non-loss 100% against random play in both seats,
@@ -28,7 +28,7 @@ import numpy as np, torch
 def run(args):
     seed, game, steps, games, strong_games, changes = args
     torch.set_num_threads(1)
-    from rlnb.agents.selfplay import SelfPlayConfig, selfplay_learner, make_game
+    from rlnb.agents.selfplay import SelfPlayConfig, make_game
     from rlnb.data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
     cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
     learn = cfg.learner(game, seed, progress=False)

@@ -15,7 +15,7 @@ from .agent import space_kind, policy_selector
 
 # %% auto #0
 __all__ = ['flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'NatureCNN', 'QNetwork', 'TwinQ',
-           'ActorCritic', 'LSTMActorCritic']
+           'policy_io', 'ActorCritic', 'LSTMActorCritic']
 
 # %% ../nbs/07_nets.ipynb #b6a9370d
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -134,6 +134,17 @@ class TwinQ(nn.Module):
         x = torch.cat([flatten_obs(obs), action_BA], 1)
         return torch.stack([q(x)[:, 0] for q in self.qs[:k]])
 
+# %% ../nbs/07_nets.ipynb #f6c542d0
+def policy_io(obs_example,                         # a batch of observations `[B, O...]` (or a tree of them)
+              action_space,                        # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
+              obs_norm: bool = False               # standardise inputs with an `ObsNormalizer`
+             ) -> tuple:
+    "`(in_dim, discrete, n_out, norm)` of a policy network: input features, whether its head is categorical, its outputs, its `ObsNormalizer` (or None); unsupported spaces refused"
+    policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
+    in_dim, discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
+    n_out = int(action_space.n) if discrete else int(action_space.shape[0])
+    return in_dim, discrete, n_out, ObsNormalizer(in_dim) if obs_norm else None
+
 # %% ../nbs/07_nets.ipynb #d0a6cbc7
 class ActorCritic(nn.Module):
     "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk"
@@ -146,10 +157,7 @@ class ActorCritic(nn.Module):
                  log_std_init: float = 0.,   # initial log-std of the Gaussian head
                  obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
         super().__init__()
-        policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
-        in_dim, self.discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
-        n_out = int(action_space.n) if self.discrete else int(action_space.shape[0])
-        self.norm = ObsNormalizer(in_dim) if obs_norm else None
+        in_dim, self.discrete, n_out, self.norm = policy_io(obs_example, action_space, obs_norm)
         self.actor = mlp([in_dim, *hidden], act)
         self.critic = None if shared else mlp([in_dim, *hidden], act)
         for m in [*self.actor, *(self.critic or [])]:
@@ -194,10 +202,7 @@ class LSTMActorCritic(nn.Module):
                  log_std_init: float = 0.,   # initial log-std of a Gaussian head
                  obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
         super().__init__()
-        policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
-        in_dim, self.discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
-        n_out = int(action_space.n) if self.discrete else int(action_space.shape[0])
-        self.norm = ObsNormalizer(in_dim) if obs_norm else None
+        in_dim, self.discrete, n_out, self.norm = policy_io(obs_example, action_space, obs_norm)
         self.lstm_pi, self.lstm_vf = nn.LSTM(in_dim, lstm), nn.LSTM(in_dim, lstm) if critic_lstm else None
         self.actor, self.critic = mlp([lstm, *hidden], act), mlp([lstm, *hidden], act)
         self.pi, self.v = nn.Linear(hidden[-1], n_out), nn.Linear(hidden[-1], 1)

@@ -109,14 +109,18 @@ class LossCallback(Callback):
         "The scalar loss of `batch` given `pred`"
         raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
 
-    def step(self):
-        "Clip (if asked), step and zero the gradients of this loss's parameters"
-        if self.max_grad_norm is not None: clip_grad_norm(self.params, self.max_grad_norm)
-        self.opt.step(); self.opt.zero_grad(set_to_none=True)
-        self.n_steps += 1
+# %% ../nbs/03_learner.ipynb #7d02ef5f
+@patch
+def step(self: LossCallback):
+    "Clip (if asked), step and zero the gradients of this loss's parameters"
+    if self.max_grad_norm is not None: clip_grad_norm(self.params, self.max_grad_norm)
+    self.opt.step(); self.opt.zero_grad(set_to_none=True)
+    self.n_steps += 1
 
-    def state_dict(self) -> dict: return {'opt': self.opt.state_dict(), 'n_steps': self.n_steps}
-    def load_state_dict(self, state: dict): self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
+@patch
+def state_dict(self: LossCallback) -> dict: return {'opt': self.opt.state_dict(), 'n_steps': self.n_steps}
+@patch
+def load_state_dict(self: LossCallback, state: dict): self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
 
 # %% ../nbs/03_learner.ipynb #eac45391
 def _first(b): return b[0] if isinstance(b, (tuple, list)) else b

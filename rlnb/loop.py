@@ -255,6 +255,7 @@ def _counted(stats: dict, event: str, fs: list) -> Callable:
 
 SPAN = '(span)'   # the callback name under which a span's time is kept
 
+# %% ../nbs/01_loop.ipynb #b0c47127
 def _add_spans(stats: dict, table: dict):
     "Make each `before_X`/`after_X` pair in `table` time the span between them into `stats[(X, SPAN)]`"
     clock = time.perf_counter
@@ -268,7 +269,6 @@ def _add_spans(stats: dict, table: dict):
             after()
         table[ev], table[f'after_{x}'] = start, stop
 
-# %% ../nbs/01_loop.ipynb #b0c47127
 def _set_profiling(self, on: bool):
     for loop in self.loops(): loop._profile = ({} if loop._profile is None else loop._profile) if on else None
     self._rebuild()

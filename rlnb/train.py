@@ -191,6 +191,7 @@ def _refuse_changes(run_dir: Path, meta: dict, **asked):
             flag = '--async' if k == 'async_runners' else f"--{k.replace('_', '-')}"
             raise ValueError(f"{flag} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
 
+# %% ../nbs/20_train.ipynb #9f389fe3
 def resume_run(run_dir,                              # the run directory to continue
                steps: int | None = None,             # env steps in all (default: the run's budget)
                progress: bool = True,                # show a progress bar
@@ -314,19 +315,9 @@ def eval_checkpoint(path,                                 # a checkpoint written
         if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed), gif))
         return out
 
-# %% ../nbs/20_train.ipynb #7149946c
-def parser() -> argparse.ArgumentParser:
-    "The `rlnb` argument parser"
-    p = argparse.ArgumentParser(prog='rlnb', description='rlnb: literate reinforcement learning. Train, evaluate and inspect agents.')
-    p.add_argument('--version', action='version', version=f'rlnb {rlnb.__version__}')
-    sub = p.add_subparsers(dest='command', metavar='COMMAND')
-    d = sub.add_parser('demo', help="fit the learner's linear-regression demo and print the result")
-    d.add_argument('--batches', type=int, default=300, help='number of batches to fit (default 300)')
-    d.add_argument('--lr', type=float, default=0.1, help='SGD learning rate (default 0.1)')
-    d.add_argument('--seed', type=int, default=0, help='seed for the data and the model (default 0)')
-    d.add_argument('--out', default='runs/demo', help='run directory for metrics.csv and loss.png (default runs/demo)')
-    d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
-    t = sub.add_parser('train', help='train a preset agent and write a run directory')
+# %% ../nbs/20_train.ipynb #c7824259
+def _train_args(t: argparse.ArgumentParser):
+    "Add the arguments of `rlnb train` to its subparser `t`"
     t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}")
     t.add_argument('--env', help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
@@ -342,6 +333,20 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
     t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
+
+# %% ../nbs/20_train.ipynb #7149946c
+def parser() -> argparse.ArgumentParser:
+    "The `rlnb` argument parser"
+    p = argparse.ArgumentParser(prog='rlnb', description='rlnb: literate reinforcement learning. Train, evaluate and inspect agents.')
+    p.add_argument('--version', action='version', version=f'rlnb {rlnb.__version__}')
+    sub = p.add_subparsers(dest='command', metavar='COMMAND')
+    d = sub.add_parser('demo', help="fit the learner's linear-regression demo and print the result")
+    d.add_argument('--batches', type=int, default=300, help='number of batches to fit (default 300)')
+    d.add_argument('--lr', type=float, default=0.1, help='SGD learning rate (default 0.1)')
+    d.add_argument('--seed', type=int, default=0, help='seed for the data and the model (default 0)')
+    d.add_argument('--out', default='runs/demo', help='run directory for metrics.csv and loss.png (default runs/demo)')
+    d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
+    _train_args(sub.add_parser('train', help='train a preset agent and write a run directory'))
     e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
     e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
     e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')

@@ -80,24 +80,6 @@ class BattleEvalCallback(EvalCallback):
         super().__init__(None, agent, period, n_episodes, threshold, seed)
         self.envs, self.opponent = envs, opponent
 
-    def evaluate(self,
-                 env_step: int                         # the env step the result is logged at
-                ) -> BattleResult:
-        "Play the games now and log the rates at `env_step`"
-        t0, st = time.perf_counter(), self.opponent.state_dict() if hasattr(self.opponent, 'state_dict') else None
-        res = play_games(self.envs, self.eval_agent, self.opponent, self.n_episodes, seed=self.seed)
-        if st is not None: self.opponent.load_state_dict(st)
-        self.wall += time.perf_counter() - t0
-        w, l = (float(np.mean([r[k] for r in res.values()])) for k in ('win', 'loss'))
-        m, ret = self.learn.metrics, w - l
-        m.log('eval_return', ret, env_step)
-        for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step)
-        if self.threshold is not None and self.solved_at is None and ret >= self.threshold: self.solved_at = env_step
-        self.last = BattleResult(ret, float(np.sqrt(max(w + l - ret ** 2, 0.))), res['first'], res['second'])
-        return self.last
-
-    def close(self): [e.close() for e in self.envs]
-
 # %% ../../nbs/13_agents.selfplay.ipynb #09d9c513
 @dataclass
 class SelfPlayConfig(DQNConfig):
@@ -133,6 +115,27 @@ def __post_init__(self: SelfPlayConfig):
                           ('runners', self.runners == 0, 'the games are played in this process'), ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
+
+# %% ../../nbs/13_agents.selfplay.ipynb #2471983e
+@patch
+def evaluate(self: BattleEvalCallback,
+             env_step: int                         # the env step the result is logged at
+            ) -> BattleResult:
+    "Play the games now and log the rates at `env_step`"
+    t0, st = time.perf_counter(), self.opponent.state_dict() if hasattr(self.opponent, 'state_dict') else None
+    res = play_games(self.envs, self.eval_agent, self.opponent, self.n_episodes, seed=self.seed)
+    if st is not None: self.opponent.load_state_dict(st)
+    self.wall += time.perf_counter() - t0
+    w, l = (float(np.mean([r[k] for r in res.values()])) for k in ('win', 'loss'))
+    m, ret = self.learn.metrics, w - l
+    m.log('eval_return', ret, env_step)
+    for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step)
+    if self.threshold is not None and self.solved_at is None and ret >= self.threshold: self.solved_at = env_step
+    self.last = BattleResult(ret, float(np.sqrt(max(w + l - ret ** 2, 0.))), res['first'], res['second'])
+    return self.last
+
+@patch
+def close(self: BattleEvalCallback): [e.close() for e in self.envs]
 
 # %% ../../nbs/13_agents.selfplay.ipynb #b06b91e4
 @patch

@@ -197,6 +197,7 @@ def step_envs(envs,                                 # a vector env
         return envs.step_wait(timeout=timeout)
     except Exception as e: raise _worker_error(envs, e, timeout) from e
 
+# %% ../../nbs/05_data.gym.ipynb #b6e30df8
 @patch
 def _step_async(self: Collector, action):
     try: return step_envs(self.envs, action, self.timeout)

@@ -44,12 +44,12 @@ class RolloutCollector(Collector):
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
 
-# %% ../../nbs/05a_data.rollout.ipynb #be61b124
 @patch
 def _act(self: RolloutCollector) -> tuple:
     "The agent's actions and info for the current observations"
     return self.agent.act(self.obs)
 
+# %% ../../nbs/05a_data.rollout.ipynb #be61b124
 @patch
 def next(self: RolloutCollector) -> Rollout:
     T, N = self.n_steps, self.n_envs

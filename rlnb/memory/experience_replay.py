@@ -359,6 +359,7 @@ def state_dict(self: ExperienceReplay) -> dict:
         st['storage'] = dict(example=to_plain(example), **s.state_dict())
     return st
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #7afba0f6
 @patch
 def load_state_dict(self: ExperienceReplay, state: dict):
     if state['capacity'] != self.capacity:
@@ -375,7 +376,6 @@ def load_state_dict(self: ExperienceReplay, state: dict):
     self.n_added = state['n_added']
     return self
 
-# %% ../../nbs/06b_memory.experience_replay.ipynb #7afba0f6
 @patch
 def save(self: ExperienceReplay,
          path                                  # the file

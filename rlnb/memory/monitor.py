@@ -6,6 +6,7 @@ Docs: https://rlnb.github.io/rlnb/memory.monitor.html.md"""
 
 # %% ../../nbs/06d_memory.monitor.ipynb #423e96d6
 from __future__ import annotations
+from fastcore.basics import patch
 import time
 import numpy as np
 import torch
@@ -52,9 +53,10 @@ class ReplayMonitor:
         self.version_at[idx] = v.cpu().numpy() if isinstance(v, torch.Tensor) else v
         self.pushed += n
 
-    def clear(self): self.alive[:] = False; self.uses[:] = 0
-
 # %% ../../nbs/06d_memory.monitor.ipynb #09903769
+@patch
+def clear(self: ReplayMonitor): self.alive[:] = False; self.uses[:] = 0
+
 def _repeats(idx: np.ndarray,                       # slots
              scratch: np.ndarray) -> np.ndarray:      # an int array as long as the replay, written over
     "A mask of the entries of `idx` that repeat another (one copy of each slot stays unmarked): each slot records the last position that holds it"

@@ -85,13 +85,14 @@ class SumTree:
             kids = pairs.take(i, 0)
             tree[i] = kids[:, 0] + kids[:, 1]
 
-    def _update_one(self, i: int, value):
-        "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
-        t = self.tree; t[i] = value
-        for _ in range(self.depth - self.top):
-            i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
-
 # %% ../../nbs/06a_memory.samplers.ipynb #f361296a
+@patch
+def _update_one(self: SumTree, i: int, value):
+    "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
+    t = self.tree; t[i] = value
+    for _ in range(self.depth - self.top):
+        i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
+
 @patch
 def find(self: SumTree,
          v                                     # prefix sums to find, in [0, total)

@@ -95,12 +95,13 @@ class SequenceReplay:
         if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest first).')
         return self.storage.get((self.sampler.sample(n, self.bs)[0] + first) % self.n_slots)
 
-    def clear(self):
-        "Forget every stored sequence (the memory stays allocated)"
-        if self.storage is not None: self.storage.clear()
-        return self
-
 # %% ../../nbs/06c_memory.sequence.ipynb #f62b5784
+@patch
+def clear(self: SequenceReplay):
+    "Forget every stored sequence (the memory stays allocated)"
+    if self.storage is not None: self.storage.clear()
+    return self
+
 @patch
 def state_dict(self: SequenceReplay) -> dict:
     s = self.storage

@@ -167,11 +167,13 @@ class DRQNConfig(OffPolicyConfig):
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
         if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
         if self.bs > self.buffer // self.seq_len: raise ValueError(f'A buffer of {self.buffer} transitions holds {self.buffer // self.seq_len} sequences of {self.seq_len} steps, fewer than a batch of bs = {self.bs}: raise buffer or lower bs.')
-    def n_batches(self) -> int:
-        "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"
-        return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts, self.updates)
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #b659467a
+@patch
+def n_batches(self: DRQNConfig) -> int:
+    "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"
+    return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts, self.updates)
+
 _DRQN_IGNORES = dict(train_every='DRQN trains `updates` batches per window of `stride` steps', **dict.fromkeys(('replay_monitor', 'max_use', 'max_age'), "DRQN's sequence replay has no monitor"))
 
 @patch

@@ -91,6 +91,7 @@ class LinearSchedule:
         self.start, self.end, self.steps = start, end, steps
     def __call__(self, t: int) -> float: return self.start + (self.end - self.start) * min(t, self.steps) / self.steps
 
+# %% ../nbs/04_agent.ipynb #09860b10
 class ExponentialSchedule:
     "`end + (start - end) * exp(-t / decay)`"
     def __init__(self,
@@ -237,6 +238,7 @@ def model_device(model: nn.Module                      # a module (with paramete
     for t in model.buffers(): return t.device
     return torch.device('cpu')
 
+# %% ../nbs/04_agent.ipynb #fcf4ddb9
 class Agent:
     "A model and an action selector: `act(obs)` returns actions and the selector's info for a batch of observations"
     recurrent = False   # acts without a state between steps (`RecurrentAgent` carries one)
@@ -274,6 +276,7 @@ def reset_state(state,                               # a recurrent state: a tens
     "`state` with the rows `start_B` replaced by those of `initial`"
     return tree_map(lambda s, s0: torch.where(start_B.to(s.device).view(-1, *[1] * (s.dim() - 1)), s0, s), state, initial)
 
+# %% ../nbs/04_agent.ipynb #e9dce362
 class RecurrentAgent(Agent):
     "An `Agent` whose network carries a state between steps: `act(obs, state, start)` returns actions, info and the next state"
     recurrent = True

@@ -23,6 +23,7 @@ __all__ = ['Callback', 'Metrics', 'Recorder', 'ProgressCallback', 'CSVLogger', '
 def _snake(name: str) -> str:
     return re.sub(r'(?<=[a-z0-9])([A-Z])', r'_\1', name).lower()
 
+# %% ../nbs/02_callback.ipynb #4e1fadf6
 class Callback:
     "Base class of callbacks: `order`, `run_every`, a `name`, read access to the loop, explicit writes"
     order: int = 0
@@ -169,13 +170,16 @@ class CSVLogger(Callback):
         self._w, self._n = csv.writer(self._f), 0
         self.learn.metrics.sinks.append(self._write)
 
-    def _write(self, name, value, step):
-        self._w.writerow([step, name, value]); self._n += 1
-        if self._n % self.flush_every == 0: self._f.flush()
+# %% ../nbs/02_callback.ipynb #60561097
+@patch
+def _write(self: CSVLogger, name, value, step):
+    self._w.writerow([step, name, value]); self._n += 1
+    if self._n % self.flush_every == 0: self._f.flush()
 
-    def finally_fit(self):
-        if self._write in self.learn.metrics.sinks: self.learn.metrics.sinks.remove(self._write)
-        if self._f is not None: self._f.close(); self._f = None
+@patch
+def finally_fit(self: CSVLogger):
+    if self._write in self.learn.metrics.sinks: self.learn.metrics.sinks.remove(self._write)
+    if self._f is not None: self._f.close(); self._f = None
 
 # %% ../nbs/02_callback.ipynb #3c0d15bf
 class TensorBoardLogger(Callback):

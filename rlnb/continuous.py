@@ -39,6 +39,7 @@ def box_space(space,                                 # the env's action space
                          "wrap the env in gymnasium.wrappers.ClipAction or RescaleAction with finite bounds.")
     return space
 
+# %% ../nbs/07c_continuous.ipynb #a0d341ac
 def to_unit(action_BA,                            # actions in the env's units
             low,                                  # the lower bounds, a tensor `[A]`
             high                                  # the upper bounds, a tensor `[A]`
@@ -145,10 +146,12 @@ class ContinuousConfig(OffPolicyConfig):
         check_fields(self, tau=FRACTION, hidden=LAYERS)
         if self.learning_starts < 1: raise ValueError(f'{type(self).__name__}.learning_starts = 0 is out of range: the first batch needs at least 1 stored transition.')
 
-    def n_batches(self) -> int:
-        "Gradient steps in the run: a round for every `train_every` env steps from the item that brings the replay to `learning_starts`, through env step `total_steps`"
-        first = -(-self.learning_starts // self.n_envs) * self.n_envs   # the env step of that item's last transition
-        return max(0, (self.total_steps - first + self.n_envs) // self.train_every * self.updates)
+# %% ../nbs/07c_continuous.ipynb #a195ab42
+@patch
+def n_batches(self: ContinuousConfig) -> int:
+    "Gradient steps in the run: a round for every `train_every` env steps from the item that brings the replay to `learning_starts`, through env step `total_steps`"
+    first = -(-self.learning_starts // self.n_envs) * self.n_envs   # the env step of that item's last transition
+    return max(0, (self.total_steps - first + self.n_envs) // self.train_every * self.updates)
 
 # %% ../nbs/07c_continuous.ipynb #de3ef41a
 class ActorCriticParts(NamedTuple):
@@ -159,6 +162,7 @@ class ActorCriticParts(NamedTuple):
     losses: list            # its `LossCallback`s
     cbs: list               # its callbacks (target updates)
 
+# %% ../nbs/07c_continuous.ipynb #3e5505af
 def continuous_learner(cfg: ContinuousConfig,        # the run's config
                        run: Run,                     # what the learner is built for
                        parts: Callable               # `parts(cfg, obs_example, space, seeder) -> ActorCriticParts`: the algorithm's networks and losses

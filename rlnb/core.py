@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from importlib.metadata import version as _pkg_version, PackageNotFoundError
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
+from fastcore.basics import patch
 import numpy as np
 import torch
 import torch.utils._pytree as _pt
@@ -36,6 +37,7 @@ def _flat_namedtuple(t, rest) -> bool:
         if x is not None and not isinstance(x, _ARRAYS): return False
     return all(type(r) is type(t) for r in rest) if rest else True
 
+# %% ../nbs/00_core.ipynb #c8bfb9db
 def tree_map(f: Callable,                          # applied to every tensor (or array) leaf
              tree,                                 # a tensor, or nested tuples, lists, dicts and NamedTuples of them
              *rest):
@@ -53,6 +55,7 @@ def tree_leaves(tree                                  # a tensor or a nested con
     if isinstance(tree, _ARRAYS): return [tree]
     return [x for x in _pt.tree_leaves(tree) if x is not None]
 
+# %% ../nbs/00_core.ipynb #5c46955b
 def tree_stack(trees: Sequence,                      # trees of the same structure
                dim: int = 0):                        # the new dimension
     "Stack a sequence of same-structured trees leaf by leaf along a new `dim`"
@@ -76,6 +79,7 @@ def tree_unstack(tree,                                 # a tree of tensors
     leaves = tree_leaves(tree)
     return [tree_map(lambda x: x.select(dim, i), tree) for i in range(leaves[0].shape[dim])]
 
+# %% ../nbs/00_core.ipynb #e1fe03bf
 def tree_to(tree,                                 # a tree of tensors
             device=None,                          # the target device (None: unchanged)
             dtype=None,                           # the target dtype of floating-point leaves (None: unchanged)
@@ -118,15 +122,18 @@ class Seeder:
         "A 63-bit integer seed (for APIs such as gymnasium's `reset(seed=...)`)"
         return int(self.seq.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
-    def torch(self,
-              device='cpu'                          # the device of the generator
-             ) -> torch.Generator:
-        "A `torch.Generator` on `device` seeded from this sequence"
-        return torch.Generator(device=device).manual_seed(self.int())
+# %% ../nbs/00_core.ipynb #2d64f98a
+@patch
+def torch(self: Seeder,
+          device='cpu'                          # the device of the generator
+         ) -> torch.Generator:
+    "A `torch.Generator` on `device` seeded from this sequence"
+    return torch.Generator(device=device).manual_seed(self.int())
 
-    def numpy(self) -> np.random.Generator:
-        "A numpy `Generator` seeded from this sequence"
-        return np.random.default_rng(self.seq)
+@patch
+def numpy(self: Seeder) -> np.random.Generator:
+    "A numpy `Generator` seeded from this sequence"
+    return np.random.default_rng(self.seq)
 
 # %% ../nbs/00_core.ipynb #c66f94b7
 def rng_state(gen: torch.Generator | np.random.Generator):   # a torch or numpy generator
@@ -154,6 +161,7 @@ def global_rng_state() -> dict:
     if torch.cuda.is_available(): st['cuda'] = torch.cuda.get_rng_state_all()
     return st
 
+# %% ../nbs/00_core.ipynb #fafe4f09
 def set_global_rng_state(st: dict):                            # what `global_rng_state` returned
     "Restore the global generators from `global_rng_state()` (keys it lacks are left alone)"
     if 'torch' in st: torch.set_rng_state(st['torch'])
@@ -177,6 +185,7 @@ def _umask() -> int:
     "The process's file-creation mask"
     mask = os.umask(0o022); os.umask(mask); return mask
 
+# %% ../nbs/00_core.ipynb #ce03dc25
 @contextmanager
 def atomic_write(path,                                 # the file to replace
                  mode: str = 'wb',                     # 'w' or 'wb' (text or bytes)
@@ -254,6 +263,8 @@ FINITE_OR_NONE = (lambda v: v is None or _num(v), 'None or a finite number')
 FINITE = (_num, 'a finite number')
 LAYERS = (lambda v: isinstance(v, (tuple, list)) and len(v) > 0 and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
           'a non-empty tuple of positive integers')
+
+# %% ../nbs/00_core.ipynb #dba6b6af
 def one_of(*choices) -> tuple: return (lambda v: v in choices, ' or '.join(map(repr, choices)))
 
 def check_fields(obj,                                  # the object whose fields are checked (a config dataclass)

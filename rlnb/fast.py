@@ -22,6 +22,7 @@ def _lacks(obj, *names) -> list:
     "The names among `names` that `obj` (a module or class) does not have, qualified"
     return [f"{getattr(obj, '__name__', obj)}.{n}" for n in names if not hasattr(obj, n)]
 
+# %% ../nbs/00b_fast.ipynb #fb520f8f
 def _fallback(trick: str, missing: list) -> bool:
     "True if `trick` must take the public path because `missing` is not empty; warns once per trick"
     if not missing: return False
@@ -49,6 +50,7 @@ def _step_hooks(opt) -> bool:
     "Whether any step hook (of `opt`, or global) is registered"
     return bool(opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks or _optim._global_optimizer_pre_hooks or _optim._global_optimizer_post_hooks)
 
+# %% ../nbs/00b_fast.ipynb #8b0d5c58
 class FusedAdam(torch.optim.Adam):
     "torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step bookkeeping"
     _lists = None   # (params, exp_avgs, exp_avg_sqs, steps) of the one group, once the state exists
@@ -151,9 +153,11 @@ class DrawAhead:
         self._pos = pos + n
         return pool[pos:pos + n]
 
-    def settle(self):
-        "Put the generator where the numbers handed out so far leave it, as if each call had drawn its own (the rest of the block is dropped)"
-        if self._pool is not None and self._pos < len(self._pool):
-            self.rng.bit_generator.state = self._mark
-            self.rng.integers(0, self._bound, self._pos)
-        self._pool, self._pos = None, 0
+# %% ../nbs/00b_fast.ipynb #eb055630
+@patch
+def settle(self: DrawAhead):
+    "Put the generator where the numbers handed out so far leave it, as if each call had drawn its own (the rest of the block is dropped)"
+    if self._pool is not None and self._pos < len(self._pool):
+        self.rng.bit_generator.state = self._mark
+        self.rng.integers(0, self._bound, self._pos)
+    self._pool, self._pos = None, 0

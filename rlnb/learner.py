@@ -250,6 +250,7 @@ def _do_batch(self: Learner):
             except CancelStepException: self('after_cancel_step')
         except CancelBackwardException: self('after_cancel_backward')
 
+# %% ../nbs/03_learner.ipynb #3ce7b6e2
 @patch
 def _check_finite(self: Learner, u: LossCallback):
     "Raise before backward if the loss is NaN or inf"
@@ -274,6 +275,7 @@ def _data_state(data):
     if hasattr(data, 'state_dict'): return data.state_dict()
     return None
 
+# %% ../nbs/03_learner.ipynb #f412f40c
 @patch
 def save(self: Learner,
          path                                  # the checkpoint file, written atomically
@@ -336,6 +338,7 @@ def load(self: Learner,
 # %% ../nbs/03_learner.ipynb #fda8cdfd
 _STOP_REASONS = {signal.SIGINT: 'interrupted', signal.SIGTERM: 'terminated'}
 
+# %% ../nbs/03_learner.ipynb #b4e989f6
 @contextmanager
 def stop_on_signals(learn: Learner):                     # the learner whose fit a Ctrl-C or SIGTERM should stop
     "Within: the first SIGINT or SIGTERM calls `learn.request_stop('interrupted' | 'terminated')`, a second raises `KeyboardInterrupt` at once (main thread only)"
@@ -359,6 +362,7 @@ def close(self: Learner):
 @patch
 def __enter__(self: Learner): return self
 
+# %% ../nbs/03_learner.ipynb #50095b86
 @patch
 def __exit__(self: Learner, *exc): self.close()
 

@@ -155,6 +155,7 @@ def _check_cb(self: Loop, cb):
     if getattr(cb, 'loop', None) not in (None, self):
         raise ValueError(f"{_cb_name(cb)} is already attached to {cb.loop.name}: remove it there first, or make a new one.")
 
+# %% ../nbs/01_loop.ipynb #b4ab54f7
 @patch
 def add_cbs(self: Loop,
             cbs):                                 # a callback or a list of them
@@ -224,6 +225,7 @@ def describe(self: Loop,
     for loop in self.inner: lines.append(loop.describe(indent + '  | '))
     return '\n'.join(lines)
 
+# %% ../nbs/01_loop.ipynb #4877153a
 @patch
 def show(self: Loop,
          file=None):                           # where to print (default stdout)

@@ -208,12 +208,14 @@ class LSTMActorCritic(nn.Module):
         self.pi, self.v = nn.Linear(hidden[-1], n_out), nn.Linear(hidden[-1], 1)
         self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
 
-    def initial_state(self,
-                      n: int                          # rows (envs)
-                     ) -> tuple:
-        "Zeros: the actor's LSTM `(h, c)`, then the critic's, each `[n, lstm]`"
-        z = self.pi.weight.new_zeros(n, self.lstm_pi.hidden_size)
-        return (z, z, z, z) if self.lstm_vf is not None else (z, z)
+# %% ../nbs/07_nets.ipynb #0ccd4cea
+@patch
+def initial_state(self: LSTMActorCritic,
+                  n: int                          # rows (envs)
+                 ) -> tuple:
+    "Zeros: the actor's LSTM `(h, c)`, then the critic's, each `[n, lstm]`"
+    z = self.pi.weight.new_zeros(n, self.lstm_pi.hidden_size)
+    return (z, z, z, z) if self.lstm_vf is not None else (z, z)
 
 # %% ../nbs/07_nets.ipynb #03a832cb
 @patch

@@ -39,6 +39,7 @@ def with_changes(cfg: RunConfig,                       # the config to start fro
                              f"its hyperparameters: {', '.join(known)}.")
     return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
 
+# %% ../nbs/19b_presets.ipynb #0602f253
 def check_effective(cfg: RunConfig,        # the config after the changes
                     names,                 # the fields the user changed
                     algo: str = ''):       # the algorithm's name, for the message
@@ -113,6 +114,7 @@ def get_preset(algo: str,                            # an algorithm name (`rlnb 
     p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
     return p if env is None or env == p.env else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env)))
 
+# %% ../nbs/19b_presets.ipynb #eae7d2f7
 def _reward_threshold(env: str) -> float | None:
     "The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown: `make_envs` explains that later)"
     import gymnasium as gym
@@ -132,6 +134,7 @@ def _what(x) -> str:
     if isinstance(x, dict): return f"an object with keys {', '.join(map(str, x)) or 'none'}"
     return {list: 'a list', str: 'a string', bool: 'a boolean'}.get(type(x), 'a number')
 
+# %% ../nbs/19b_presets.ipynb #207ac732
 def preset_of(meta: dict,                           # a checkpoint's meta, or a config.json's contents
               where                                 # the file, for messages
              ) -> Preset:
@@ -150,6 +153,7 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
 # %% ../nbs/19b_presets.ipynb #ba4caa79
 _KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
 
+# %% ../nbs/19b_presets.ipynb #23596bba
 def _read(text: str, kind: str):
     "`text` as a value of the annotated type `kind`, or ValueError"
     t, base = text.strip(), kind.replace(' | None', '').replace('None | ', '')
@@ -185,6 +189,7 @@ def parse_settings(cfg: RunConfig,                       # the config whose fiel
 # %% ../nbs/19b_presets.ipynb #c7463c80
 MAX_ENVS = 1024   # envs one process steps: more go over runners
 
+# %% ../nbs/19b_presets.ipynb #3b9551ca
 def min_steps(cfg: RunConfig                         # an algorithm's config
              ) -> int:
     "The smallest `total_steps` whose budget buys `cfg` at least one learner step (its own `n_batches`, searched by doubling, then halving)"
@@ -207,6 +212,7 @@ def _too_big(v) -> bool:
     if isinstance(v, tuple): return any(map(_too_big, v))
     return isinstance(v, int) and not isinstance(v, bool) and v > MAX_SIZE
 
+# %% ../nbs/19b_presets.ipynb #db165039
 def check_budget(cfg: RunConfig,                     # the config a run will train
                  algo: str = ''                      # the algorithm's name, for messages
                 ):

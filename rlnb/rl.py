@@ -287,6 +287,7 @@ def runner_agent(agent: Agent,                        # the run's agent
     a.selector.gen = Seeder([agent.selector.gen.initial_seed(), r]).torch()
     return a
 
+# %% ../nbs/07a_rl.ipynb #99fc0983
 def _runner_node(env_id, n, agent, build, seed, r):
     "What runner `r` of a run collects with: `build` on its own `n` envs, seeded after the envs of the runners before it"
     return build(run_envs(env_id, n), runner_agent(agent, r), (seed + r * n) % 2**31)

@@ -32,6 +32,7 @@ def run_summary(d                                     # a run directory
     s = _read_json(Path(d)/'summary.json')
     return s if 'env_steps' in s else None
 
+# %% ../nbs/19_runs.ipynb #eeb2b79c
 def describe_run(d                                     # a run directory
                 ) -> str | None:
     "A one-line description of the run in directory `d` ('dqn on CartPole-v1, seed 0, finished at env step 50,000'), or None if it holds none"
@@ -123,6 +124,7 @@ def _undo_start(out: Path, made: bool, moved: Path | None):
         with contextlib.suppress(OSError): (out/'checkpoints').rmdir()
     if moved is not None: os.rename(moved, out)
 
+# %% ../nbs/19_runs.ipynb #d25f4488
 @contextlib.contextmanager
 def claimed_out(out,                                 # the run directory to train into
                 overwrite: bool = False              # move a run already there aside instead of refusing
@@ -209,6 +211,7 @@ def check_env_id(env: str,                             # a gymnasium id, or `mod
         raise ValueError(f"--env {env!r}: {name} is registered already (by {str(spec.entry_point).split(':')[0]}), so module {mod!r} is not needed: use --env {name}.")
     return env
 
+# %% ../nbs/19_runs.ipynb #2a346341
 def confirm_saved_env(saved: str,                           # the env id a checkpoint names
                       typed: str | None,                    # what the user typed with --env (None: nothing)
                       where                                 # the file, for the message

@@ -33,6 +33,7 @@ class HardUpdate:
         with torch.no_grad():   # tensor by tensor: load_state_dict's checks and hooks cost several times more
             for t, o in zip([*target.parameters(), *target.buffers()], [*online.parameters(), *online.buffers()]): t.copy_(o)
 
+# %% ../nbs/07b_targets.ipynb #66298222
 class SoftUpdate:
     "Polyak averaging on every call: θ⁻ ← τ θ + (1 - τ) θ⁻"
     def __init__(self,

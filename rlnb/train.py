@@ -133,6 +133,7 @@ def _asked(p, config, changes: dict, **asked):
             raise ValueError(f"{_FLAGS[k]} {v} disagrees with --config {config}, which has {k} = {getattr(p.cfg, k)}: drop it, or change the config with --set {k}={v}.")
     return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
 
+# %% ../nbs/20_train.ipynb #60ad5bf6
 def _check_run(cfg, algo: str, seed, ckpt_every, names):
     "Every check of a new run that needs no env and no disk: seed, device, effective changes, budget, checkpoint period"
     check_seed(seed); check_device(cfg.device)
@@ -396,6 +397,7 @@ def _os_error(err: OSError) -> str:
         return f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free space, then resume with rlnb train --resume."
     return f"{err.strerror or err}{where}"
 
+# %% ../nbs/20_train.ipynb #7fa20055
 def main(argv: list[str] | None = None         # the arguments (default: sys.argv[1:])
         ) -> int:
     "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130, SIGTERM 143"

@@ -50,6 +50,7 @@ class SquashedGaussianActor(nn.Module):
         h = self.body(flatten_obs(obs))
         return {'mean': self.mean(h), 'log_std': self.log_std(h).clamp(-20., 2.)}
 
+# %% ../../nbs/12a_agents.sac.ipynb #7a76a30a
 class SquashedGaussianSelector(BoxSelector):
     "Samples tanh(N(mean, exp(log_std))) (tanh(mean) when deterministic), rescaled to the bounds; random actions first"
     def unit_action(self,
@@ -152,6 +153,7 @@ class SACConfig(ContinuousConfig):
     alpha_init: float = 1.0       # the learned temperature's initial value
     target_entropy: float | None = None  # H̄ of the learned temperature (None: minus the action dimensions)
 
+# %% ../../nbs/12a_agents.sac.ipynb #180de92b
 @patch
 def __post_init__(self: SACConfig):
     ContinuousConfig.__post_init__(self)
@@ -182,6 +184,7 @@ def sac_parts(cfg: SACConfig,                        # the config
     sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())
     return ActorCriticParts(nets, nets.actor, sel, losses, [TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')])
 
+# %% ../../nbs/12a_agents.sac.ipynb #c8474fdb
 @patch
 def build(self: SACConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains SAC with this config, for `run`"

@@ -41,6 +41,7 @@ def make_game(env_id: str,                          # a PettingZoo classic game,
         raise ValueError(f"{env_id!r} is not one of PettingZoo's classic games: try tictactoe_v3 or connect_four_v3.") from e
     return [mod.env() for _ in range(n)]
 
+# %% ../../nbs/13_agents.selfplay.ipynb #743d473d
 class BoardQNetwork(nn.Module):
     "Q-values of the moves from a board observation: an MLP over the flattened board planes, illegal moves set to `ILLEGAL`"
     def __init__(self,
@@ -180,6 +181,7 @@ class SnapshotPool(OpponentPool):
         for sd in state['nets']: self.snapshot(); self.agents[-1].model.load_state_dict(sd)
         self.selector.load_state_dict(state['selector']); return self
 
+# %% ../../nbs/13_agents.selfplay.ipynb #a301f2af
 class SnapshotCallback(Callback):
     "Every `period` env steps (transitions), a snapshot of the network into `pool`; the pool is part of the checkpoint"
     def __init__(self,

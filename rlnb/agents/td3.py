@@ -33,6 +33,7 @@ class DeterministicActor(nn.Module):
         self.net = nn.Sequential(mlp([flatten_obs(obs_example).shape[1], *hidden]), nn.Linear(hidden[-1], act_dim), nn.Tanh())
     def forward(self, obs) -> torch.Tensor: return self.net(flatten_obs(obs))
 
+# %% ../../nbs/12b_agents.td3.ipynb #0cb25dae
 class GaussianNoiseSelector(BoxSelector):
     "The actor's unit action plus N(0, `sigma`) noise, clipped to [-1, 1] and rescaled to the bounds (no noise when deterministic); random actions first"
     def __init__(self,
@@ -90,13 +91,15 @@ class TD3CriticLoss(CriticLoss):
         super().__init__(nets.critic, low, high, lr, max_grad_norm, seed)
         self.nets, self.target_actor, self.target_critic, self.gamma, self.target_noise, self.noise_clip = nets, target_actor, target_critic, gamma, target_noise, noise_clip
 
-    def targets(self,
-                s                                     # a batch of transitions (a `Step`)
-               ) -> torch.Tensor:
-        "The TD targets `[B]` of a batch of transitions"
-        with torch.no_grad():
-            a2 = smoothed_action(self.target_actor(s.next_obs), self.target_noise, self.noise_clip, self.gen)
-            return s.reward + self.gamma * (~s.terminated) * self.target_critic(s.next_obs, a2).min(0).values
+# %% ../../nbs/12b_agents.td3.ipynb #6a81aedb
+@patch
+def targets(self: TD3CriticLoss,
+            s                                     # a batch of transitions (a `Step`)
+           ) -> torch.Tensor:
+    "The TD targets `[B]` of a batch of transitions"
+    with torch.no_grad():
+        a2 = smoothed_action(self.target_actor(s.next_obs), self.target_noise, self.noise_clip, self.gen)
+        return s.reward + self.gamma * (~s.terminated) * self.target_critic(s.next_obs, a2).min(0).values
 
 # %% ../../nbs/12b_agents.td3.ipynb #438ef48e
 class TD3ActorLoss(LossCallback):
@@ -158,6 +161,7 @@ def td3_parts(cfg: TD3Config,                        # the config
     cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'), TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
     return ActorCriticParts(nets, nets.actor, sel, [critic, actor], cbs)
 
+# %% ../../nbs/12b_agents.td3.ipynb #d1efff75
 @patch
 def build(self: TD3Config, run: Run) -> RLLearner:
     "An `RLLearner` that trains TD3 (or DDPG, as the config says) with this config, for `run`"

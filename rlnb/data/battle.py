@@ -33,6 +33,7 @@ def masked(q_BA,                                     # values `[B, A]`
         raise ValueError(f"The action mask has shape {tuple(mask_BA.shape)} and the values {tuple(q_BA.shape)}: the mask needs one entry per action, for every row.")
     return q_BA.masked_fill(~mask_BA.bool(), ILLEGAL)
 
+# %% ../../nbs/05h_data.battle.ipynb #13827911
 def legal_random(mask_BA,                            # bool `[B, A]`: the legal moves
                  gen: torch.Generator                # draws the noise
                 ) -> torch.Tensor:
@@ -71,6 +72,7 @@ class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
         greedy = masked(q, mask).argmax(-1)
         return torch.where(explore.to(greedy.device), rand.to(greedy.device), greedy), info | {'epsilon': eps}
 
+# %% ../../nbs/05h_data.battle.ipynb #d09e7a88
 class LegalRandomAgent:
     "Uniformly random legal moves, from a seeded generator"
     def __init__(self,
@@ -92,6 +94,7 @@ def battle_players(env                               # a PettingZoo AEC env
     if len(players) != 2: raise ValueError(f"Battles are between two players, and this env has {len(players)} ({', '.join(players)}): use a two-player game such as tictactoe_v3 or connect_four_v3.")
     return players
 
+# %% ../../nbs/05h_data.battle.ipynb #0e595bce
 class SelfPlay(NamedTuple):
     "The learner in both seats: each seat's transitions from its own side; with `negamax`, every move a transition ending at the opponent's turn"
     negamax: bool = False       # negamax transitions (a zero-sum game): the next observation is the opponent's view, its value is minus theirs

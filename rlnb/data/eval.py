@@ -153,6 +153,7 @@ def _quiet_pygame():
     os.makedirs(d, mode=0o700, exist_ok=True)
     os.environ['XDG_RUNTIME_DIR'] = d
 
+# %% ../../nbs/05c_data.eval.ipynb #3ffc7d04
 def _render_env(env_id: str, **kwargs) -> gym.Env:
     "A single `env_id` that renders RGB arrays, with pygame quiet and observations as the agents read them"
     _quiet_pygame()
@@ -179,6 +180,7 @@ def play_episode(env: gym.Env,                         # a single (not vector) e
         if term or trunc: break
     return ret, n
 
+# %% ../../nbs/05c_data.eval.ipynb #91e4082a
 def episode_frames(env_id: str,                          # a registered id (made with rgb_array rendering)
                    agent,                                # acts deterministically
                    seed: int = 0,                        # the reset seed

@@ -77,6 +77,7 @@ def _cause(e):
 class _Restarted(RuntimeError):
     "A runner asked to collect or for its state before any reset: Ray restarted its process unasked, and its envs are new"
 
+# %% ../../nbs/05f_data.fleet.ipynb #c8f56fd8
 class Runner:
     "What a Ray actor runs: the collector that `make(index)` builds, acting with its own copy of the policy, collecting fragments on request"
     def __init__(self,
@@ -117,6 +118,7 @@ def _pack(items: list):
     if len(items) > 1: raise ValueError('A rollout collector yields one Rollout per fragment: ask for 1 env step per fragment.')
     return items[0]
 
+# %% ../../nbs/05f_data.fleet.ipynb #cdfa83d6
 @patch
 def collect(self: Runner,
              version: int,                             # the policy version of `weights`
@@ -226,6 +228,7 @@ def _push(self: RayCollector):
     self._pushed = self.learner_step
     self.weights = put_weights(self.model.state_dict())
 
+# %% ../../nbs/05f_data.fleet.ipynb #9f079dd0
 @patch
 def _request(self: RayCollector, r: int):
     "Ask runner `r` for a fragment acted by the newest weights"
@@ -263,6 +266,7 @@ def _receive(self: RayCollector, frag: dict):
     self('on_fragment')
     return item
 
+# %% ../../nbs/05f_data.fleet.ipynb #608eb3f1
 def _join(rollouts: list) -> Rollout:
     "One `Rollout` of all the envs of a round's rollouts (runner by runner along the env axis)"
     if len(rollouts) == 1: return rollouts[0]

@@ -64,6 +64,7 @@ _PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasiu
 
 _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
 
+# %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
               n_envs: int = 1,                   # number of envs side by side (ignored for a list of functions)
               mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: sync below 4 envs, else the env's own vector version if it has one
@@ -98,6 +99,7 @@ def _leaf_spaces(space) -> list:
     if isinstance(space, gym.spaces.Tuple): return [s for v in space.spaces for s in _leaf_spaces(v)]
     return [space]
 
+# %% ../../nbs/05_data.gym.ipynb #cf14d846
 def observation_envs(envs: gym.vector.VectorEnv            # a vector env
                     ) -> gym.vector.VectorEnv:
     "`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete and MultiBinary parts flattened to one-hot features; anything else refused"
@@ -134,14 +136,17 @@ class ScriptedEnv(gym.Env):
         if self.reset_fault == 'die': os._exit(4)
         if self.reset_fault == 'hang': time.sleep(3600)
         return np.array([100. * self.episode], np.float32), {}
-    def step(self,
-             action):                              # ignored: the script does not depend on it
-        self.k += 1; self.total += 1
-        if self.total == self.fail_at: raise RuntimeError(f'scripted failure at step {self.total}')
-        if self.total == self.die_at: os._exit(3)
-        if self.total == self.hang_at: time.sleep(3600)
-        end = self.k == self.length
-        return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
+
+# %% ../../nbs/05_data.gym.ipynb #81110b9e
+@patch
+def step(self: ScriptedEnv,
+         action):                              # ignored: the script does not depend on it
+    self.k += 1; self.total += 1
+    if self.total == self.fail_at: raise RuntimeError(f'scripted failure at step {self.total}')
+    if self.total == self.die_at: os._exit(3)
+    if self.total == self.hang_at: time.sleep(3600)
+    end = self.k == self.length
+    return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
 
 # %% ../../nbs/05_data.gym.ipynb #b36c6a74
 def to_tensor(x):                                   # a numpy array, or a tree of them
@@ -206,6 +211,7 @@ def _step_async(self: Collector, action):
         if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
         raise
 
+# %% ../../nbs/05_data.gym.ipynb #73b8afd4
 @patch
 def _restart(self: Collector, err: EnvError):
     "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
@@ -349,6 +355,7 @@ def find_collector(loop: Loop                            # a learner (a loop wit
     "The `Collector` that feeds `loop`: the one at the start of its data pipeline (a collector feeds itself)"
     return source_collector(getattr(loop, 'data', loop))
 
+# %% ../../nbs/05_data.gym.ipynb #8e1e857e
 class EpisodeLogger(Callback):
     "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"
     order = -5

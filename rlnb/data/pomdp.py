@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.pomdp.html.md"""
 # %% ../../nbs/05d_data.pomdp.ipynb #ca43d2ae
 from __future__ import annotations
 from typing import Sequence
+from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
 
@@ -28,9 +29,12 @@ class HideObservation(gym.ObservationWrapper):
             raise ValueError(f"hide must name some but not all of the {n} features (indices 0..{n - 1}), got {list(hide)}.")
         self.keep = np.array([i for i in range(n) if i not in hide])
         self.observation_space = gym.spaces.Box(space.low[self.keep], space.high[self.keep], dtype=space.dtype)
-    def observation(self,
-                    obs):                                 # the env's observation
-        return obs[self.keep]
+
+# %% ../../nbs/05d_data.pomdp.ipynb #c125c737
+@patch
+def observation(self: HideObservation,
+                obs):                                 # the env's observation
+    return obs[self.keep]
 
 # %% ../../nbs/05d_data.pomdp.ipynb #c9d2f873
 def cartpole_no_velocity(**kwargs) -> gym.Env:

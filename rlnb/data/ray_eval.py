@@ -123,6 +123,7 @@ def state_dict(self: RayEvalCallback) -> dict:
     if self.pending and self.learn is not None: self._drain(wait=True)   # a checkpoint holds every evaluation started before it
     return EvalCallback.state_dict(self)
 
+# %% ../../nbs/05j_data.ray_eval.ipynb #7fb53310
 @patch
 @contextlib.contextmanager
 def evaluated_weights(self: RayEvalCallback,

@@ -26,6 +26,7 @@ class RecurrentRolloutCollector(RolloutCollector):
         state = self.state   # before the first step's resets: a learner re-running the rollout applies them from `episode_start`
         return RolloutCollector.next(self)._replace(state=state)
 
+# %% ../../nbs/05e_data.recurrent.ipynb #2c92a079
 @patch
 def reset(self: RecurrentRolloutCollector, initial_state: dict | None = None):
     Collector.reset(self, initial_state)

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/memory.episode.html.md"""
 # %% ../../nbs/06e_memory.episode.ipynb #16525ad0
 from __future__ import annotations
 from collections import deque
+from fastcore.basics import patch
 import numpy as np
 import torch
 from ..core import Step, Seeder, tree_map, rng_state, set_rng_state, check_fields, POSITIVE_INT
@@ -31,25 +32,28 @@ class EpisodeReplay:
     def __len__(self) -> int: return len(self.episodes)
     def __repr__(self): return f'EpisodeReplay({len(self)} episodes, {self.rows:,} of {self.capacity:,} transitions, bs={self.bs})'
 
-    def add(self,
-            episode: Step):                        # one episode's transitions, in order (as `collect(n_episode=...)` returns them)
-        "Store one episode in consecutive slots after the newest, dropping the oldest episodes whole until it fits"
-        n = len(episode.reward)
-        if n == 0: raise ValueError('EpisodeReplay.add got an episode with no transitions.')
-        if n > self.capacity: raise ValueError(f'An episode of {n:,} transitions does not fit in an EpisodeReplay of {self.capacity:,}: raise the capacity.')
-        if self.storage is None: self.storage = Storage(self.capacity, tree_map(lambda x: x[:1], episode), self.device)
-        while self.capacity - self.rows < n:
-            self.rows -= self.episodes.popleft()[1]
-        first = self.storage.pos
-        self.storage.add(episode)
-        self.episodes.append((first, n)); self.rows += n; self.n_added += 1
-        return self
+# %% ../../nbs/06e_memory.episode.ipynb #046e7126
+@patch
+def add(self: EpisodeReplay,
+        episode: Step):                        # one episode's transitions, in order (as `collect(n_episode=...)` returns them)
+    "Store one episode in consecutive slots after the newest, dropping the oldest episodes whole until it fits"
+    n = len(episode.reward)
+    if n == 0: raise ValueError('EpisodeReplay.add got an episode with no transitions.')
+    if n > self.capacity: raise ValueError(f'An episode of {n:,} transitions does not fit in an EpisodeReplay of {self.capacity:,}: raise the capacity.')
+    if self.storage is None: self.storage = Storage(self.capacity, tree_map(lambda x: x[:1], episode), self.device)
+    while self.capacity - self.rows < n:
+        self.rows -= self.episodes.popleft()[1]
+    first = self.storage.pos
+    self.storage.add(episode)
+    self.episodes.append((first, n)); self.rows += n; self.n_added += 1
+    return self
 
 # %% ../../nbs/06e_memory.episode.ipynb #690b7a0d
 def _slots(self: EpisodeReplay, first: int, offset, length: int) -> np.ndarray:
     "Slots `first + offset + 0..length-1`, wrapping: `[len(offset), length]`"
     return (first + np.asarray(offset)[..., None] + np.arange(length)) % self.capacity
 
+# %% ../../nbs/06e_memory.episode.ipynb #1213eb37
 def _pick(self: EpisodeReplay, sample_range: slice | None) -> list:
     "The stored episodes that `sample_range` picks, oldest first"
     eps = list(self.episodes)
@@ -89,6 +93,7 @@ def _state_dict(self: EpisodeReplay) -> dict:
     if self.storage is not None: st['storage'] = dict(example=to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())   # slots 0..size-1: every stored episode lies there
     return st
 
+# %% ../../nbs/06e_memory.episode.ipynb #4cf945f7
 def _load_state_dict(self: EpisodeReplay, st: dict):
     if st['capacity'] != self.capacity: raise ValueError(f"The saved EpisodeReplay holds {st['capacity']:,} transitions, this one {self.capacity:,}: make it with the saved capacity.")
     self.episodes, self.rows, self.n_added = deque(tuple(e) for e in st['episodes']), st['rows'], st['n_added']

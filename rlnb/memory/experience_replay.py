@@ -28,6 +28,7 @@ def _getter(idx: list):
     "A function returning the items `idx` of a sequence as a tuple (an `itemgetter` where it can: it runs in C)"
     return itemgetter(*idx) if len(idx) > 1 else (lambda s: tuple(s[i] for i in idx))
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #73f07991
 def available_memory() -> int | None:
     "Bytes of memory available to new allocations (Linux's MemAvailable), or None where it cannot be read"
     try:
@@ -93,6 +94,7 @@ def _check(self: Storage, step) -> list:
         elif x.shape[0] != n: raise ValueError(f"Field '{name}' has {x.shape[0]} rows, the others {n}.")
     return leaves
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #6e6a1841
 @patch
 def _convert(self: Storage, leaves) -> list:
     "The stored leaves as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
@@ -160,6 +162,7 @@ class ReplayBatch(NamedTuple):
     index: torch.Tensor
     weight: torch.Tensor | None
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #8bae10fa
 class ExperienceReplay:
     "Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come) and a sampler that draws `ReplayBatch`es from it"
     def __init__(self,
@@ -195,6 +198,7 @@ def _screen(self: ExperienceReplay, xs: list) -> bool:
     total = sum(map(_vdot, fields, fields)) if self.storage._cpu else sum((x.float() ** 2).sum().item() for x in fields)
     return math.isfinite(total)
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #31277db2
 @patch
 def _finite_rows(self: ExperienceReplay, step: Step):
     "The exact check of the float fields of `step` for NaN/inf: raise, or return a mask of the bad rows (None if none)"
@@ -231,6 +235,7 @@ def _allocate(self: ExperienceReplay, example: Step) -> Storage:
     if self.monitor is not None: self.monitor.bind(self.capacity, s.fields.index('version') if 'version' in s.fields else None)
     return s
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #d4bed8f9
 @patch
 def _checked(self: ExperienceReplay, step: Step) -> list:
     "The arrays to store from `step`: checked against the storage (allocated from the first step that passes) and for NaN/inf"
@@ -309,6 +314,7 @@ def range_slots(self: Storage,
     oldest = self.pos if self.size == self.capacity else 0
     return (oldest + start) % self.capacity, max(0, stop - start)
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #010870b4
 @patch
 def clear(self: ExperienceReplay):
     "Forget every stored transition; the storage stays allocated, the sampler's generator goes on"
@@ -327,6 +333,7 @@ def to_plain(tree                                   # a tree of `Step`s, dicts, 
     if isinstance(tree, (tuple, list)): return {'__tuple__': [to_plain(v) for v in tree]}
     return tree
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #658c902d
 def from_plain(x                                     # what `to_plain` made
               ):
     "The tree `to_plain` made plain, with its `Step`s and tuples back"

@@ -159,6 +159,7 @@ def q_network(cfg: DQNConfig,                       # the config (`head`, `hidde
     if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max)
     return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None)
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
 def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
              net: nn.Module):                      # the online network
     "The loss for `net` that `cfg` names: C51's cross-entropy or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"

@@ -119,17 +119,19 @@ class DRQNLoss(LossCallback):
             with torch.no_grad(): _, state = self.net(tree_map(lambda o: o[:b], obs), state, start[:b])
         return self.net(tree_map(lambda o: o[b:L], obs), state, start[b:L])[0]
 
-    def compute(self,
-                q_TBA,                                # the online Q-values after the burn-in
-                s: Sequence                           # the batch of sequences
-               ) -> torch.Tensor:
-        b = self.burn_in
-        with torch.no_grad():
-            qt, _ = self.target(tree_map(lambda o: o.transpose(0, 1), s.obs), s.state, s.start.T)   # [L + 1, B, A]
-            y = nstep_targets(s.reward.T, s.terminated.T, s.truncated.T, qt[1:].max(-1).values, self.gamma, self.n_step, b)
-        q_sa = q_TBA.gather(-1, s.action.T[b:, :, None].long())[..., 0]
-        mask = s.valid.T[b:].float()
-        return (F.smooth_l1_loss(q_sa, y, reduction='none') * mask).sum() / mask.sum().clamp(min=1.)
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #01cdb88c
+@patch
+def compute(self: DRQNLoss,
+            q_TBA,                                # the online Q-values after the burn-in
+            s: Sequence                           # the batch of sequences
+           ) -> torch.Tensor:
+    b = self.burn_in
+    with torch.no_grad():
+        qt, _ = self.target(tree_map(lambda o: o.transpose(0, 1), s.obs), s.state, s.start.T)   # [L + 1, B, A]
+        y = nstep_targets(s.reward.T, s.terminated.T, s.truncated.T, qt[1:].max(-1).values, self.gamma, self.n_step, b)
+    q_sa = q_TBA.gather(-1, s.action.T[b:, :, None].long())[..., 0]
+    mask = s.valid.T[b:].float()
+    return (F.smooth_l1_loss(q_sa, y, reduction='none') * mask).sum() / mask.sum().clamp(min=1.)
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #c092e157
 @dataclass

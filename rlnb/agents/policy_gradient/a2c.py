@@ -30,9 +30,11 @@ class A2CConfig(PGConfig):
         PGConfig.__post_init__(self)
         check_fields(self, gae_lambda=UNIT)
 
-    def n_batches(self) -> int:
-        "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
-        return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
+# %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #8423fd87
+@patch
+def n_batches(self: A2CConfig) -> int:
+    "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
+    return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
 
 # %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #8ae2033e
 @patch

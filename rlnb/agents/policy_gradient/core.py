@@ -59,6 +59,7 @@ def gae(reward_TN,                            # rewards
         adv_TN[t] = acc_N
     return adv_TN
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #40f99d0a
 def rollout_advantages(r: Rollout,                           # a rollout
                        value_TN,                             # the critic's values of its rows
                        last_value_N,                         # the critic's values of `r.next_obs`

@@ -105,10 +105,13 @@ class RecurrentPPOConfig(PPOConfig):
         "`shared`: the LSTM policy has `critic_lstm` instead"
         return [f'{n} (the LSTM policy has critic_lstm instead)' for n in names if n == 'shared']
 
-    def network(self, obs_example, space) -> nn.Module:
-        "The `LSTMActorCritic` this config trains"
-        return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
+# %% ../../../nbs/11c_agents.policy_gradient.recurrent.ipynb #01f452a6
+@patch
+def network(self: RecurrentPPOConfig, obs_example, space) -> nn.Module:
+    "The `LSTMActorCritic` this config trains"
+    return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
 
-    def n_batches(self) -> int:
-        "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches of `bs // n_steps` envs per epoch"
-        return math.ceil(self.total_steps / (self.n_steps * self.n_envs)) * self.n_epochs * math.ceil(self.n_envs / (self.bs // self.n_steps))
+@patch
+def n_batches(self: RecurrentPPOConfig) -> int:
+    "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches of `bs // n_steps` envs per epoch"
+    return math.ceil(self.total_steps / (self.n_steps * self.n_envs)) * self.n_epochs * math.ceil(self.n_envs / (self.bs // self.n_steps))

@@ -66,20 +66,23 @@ class Metrics:
         steps.append(int(step)); values.append(value)
         for sink in self.sinks: sink(name, value, int(step))
 
-    def last(self,
-             name: str,                            # the series
-             default=None):                        # returned when the series is empty or absent
-        "The most recent value of `name`, or `default`"
-        s = self.series.get(name)
-        return s[1][-1] if s else default
-
-    def latest(self) -> dict:
-        "`{name: most recent value}` for every series"
-        return {k: v[-1] for k, (_, v) in self.series.items()}
-
     def __getitem__(self, name: str) -> tuple: return self.series[name]
     def __contains__(self, name: str) -> bool: return name in self.series
     def __repr__(self): return f"Metrics({', '.join(f'{k}[{len(s)}]' for k, (s, _) in self.series.items())})"
+
+# %% ../nbs/02_callback.ipynb #1450b829
+@patch
+def last(self: Metrics,
+         name: str,                            # the series
+         default=None):                        # returned when the series is empty or absent
+    "The most recent value of `name`, or `default`"
+    s = self.series.get(name)
+    return s[1][-1] if s else default
+
+@patch
+def latest(self: Metrics) -> dict:
+    "`{name: most recent value}` for every series"
+    return {k: v[-1] for k, (_, v) in self.series.items()}
 
 # %% ../nbs/02_callback.ipynb #d1b6d54a
 @patch
@@ -228,13 +231,6 @@ class CheckpointCallback(Callback):
         if step is None: self.run_every = {'after_batch': every}
         self.next, self.saved = every, None   # with `step`: the count at which the next save is due
 
-    def save(self) -> Path:
-        "Save now, then delete all but the newest `keep` checkpoints"
-        p = self.learn.save(self.dir/f'ckpt_{self.learn.opt_step:09d}.pt')
-        for old in checkpoints(self.dir)[:-self.keep]: old.unlink()
-        self.saved = p
-        return p
-
     def after_batch(self):
         if self.step is None: return self.save()
         n = self.step(self.learn)
@@ -246,6 +242,15 @@ class CheckpointCallback(Callback):
 
     def state_dict(self) -> dict: return {'next': self.next}
     def load_state_dict(self, state: dict): self.next = state['next']; return self
+
+# %% ../nbs/02_callback.ipynb #a74d0268
+@patch
+def save(self: CheckpointCallback) -> Path:
+    "Save now, then delete all but the newest `keep` checkpoints"
+    p = self.learn.save(self.dir/f'ckpt_{self.learn.opt_step:09d}.pt')
+    for old in checkpoints(self.dir)[:-self.keep]: old.unlink()
+    self.saved = p
+    return p
 
 # %% ../nbs/02_callback.ipynb #afdebcc7
 class Stop(NamedTuple):

@@ -97,17 +97,20 @@ class LossCallback(Callback):
     @property
     def name(self) -> str: return self._name or super().name
 
-    def predict(self,
-                batch):                               # the batch the learner drew
-        "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
-        return batch
+# %% ../nbs/03_learner.ipynb #9f3a8675
+@patch
+def predict(self: LossCallback,
+            batch):                               # the batch the learner drew
+    "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
+    return batch
 
-    def compute(self,
-                pred,                                 # what `predict` returned
-                batch                                 # the batch the learner drew
-               ) -> torch.Tensor:
-        "The scalar loss of `batch` given `pred`"
-        raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
+@patch
+def compute(self: LossCallback,
+            pred,                                 # what `predict` returned
+            batch                                 # the batch the learner drew
+           ) -> torch.Tensor:
+    "The scalar loss of `batch` given `pred`"
+    raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
 
 # %% ../nbs/03_learner.ipynb #7d02ef5f
 @patch
@@ -124,8 +127,10 @@ def load_state_dict(self: LossCallback, state: dict): self.opt.load_state_dict(s
 
 # %% ../nbs/03_learner.ipynb #eac45391
 def _first(b): return b[0] if isinstance(b, (tuple, list)) else b
+
 def _second(b): return b[1] if isinstance(b, (tuple, list)) else b
 
+# %% ../nbs/03_learner.ipynb #ea529e74
 class ModelLoss(LossCallback):
     "`loss_func(model(get_x(batch)), get_y(batch))` with an optimizer over all of `model`'s parameters"
     def __init__(self,
@@ -208,12 +213,6 @@ def _fit(self: Learner):
         self.stop = Stop(self.stop.reason if self.stop is not None else 'interrupted', interrupt=True, whole=False)   # the signal that asked first, or a plain Ctrl-C
         raise CancelFitException() from None
 
-@patch
-def request_stop(self: Learner,
-                 reason: str = 'interrupted'):         # the `Stop`'s reason
-    "Ask the running `fit` to stop after the current batch: `learn.stop` says so at once, and `fit` then raises `KeyboardInterrupt`, with the state whole"
-    self.stop = Stop(reason, interrupt=True)
-
 # %% ../nbs/03_learner.ipynb #792d40f5
 @patch
 def _next_batch(self: Learner):
@@ -227,6 +226,13 @@ def _next_batch(self: Learner):
     except StopIteration:
         raise ValueError(f"The data source {type(self.data).__name__} yields no batches (empty, or a generator that is used up); "
                          "pass a re-iterable source such as a list, a DataLoader or a torchdata Loader.") from None
+
+# %% ../nbs/03_learner.ipynb #0b154884
+@patch
+def request_stop(self: Learner,
+                 reason: str = 'interrupted'):         # the `Stop`'s reason
+    "Ask the running `fit` to stop after the current batch: `learn.stop` says so at once, and `fit` then raises `KeyboardInterrupt`, with the state whole"
+    self.stop = Stop(reason, interrupt=True)
 
 # %% ../nbs/03_learner.ipynb #6831a3e8
 @patch

@@ -271,6 +271,7 @@ def _add_spans(stats: dict, table: dict):
             after()
         table[ev], table[f'after_{x}'] = start, stop
 
+# %% ../nbs/01_loop.ipynb #6353b270
 def _set_profiling(self, on: bool):
     for loop in self.loops(): loop._profile = ({} if loop._profile is None else loop._profile) if on else None
     self._rebuild()
@@ -305,6 +306,7 @@ def _differs(a, b) -> bool:
     try: return bool(a != b)
     except Exception: return True   # tensors, arrays: a new object counts as a change
 
+# %% ../nbs/01_loop.ipynb #7cd704be
 def _traced(self, cb, event: str, f: Callable) -> Callable:
     "`f`, recording the attributes it changes on this loop and its enclosing loops into `self._trace`"
     log, chain = self._trace, []

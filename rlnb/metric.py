@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 import torch
+from fastcore.basics import patch
 from .core import check_fields, POSITIVE_INT, FINITE_OR_NONE, BOOL
 from .loop import CancelFitException
 from .callback import Callback, Stop
@@ -42,6 +43,7 @@ class MetricEvalCallback(Callback):
         return b is None or (a > b if self.higher_is_better else a < b)
 
 # %% ../nbs/03b_metric.ipynb #b0c9041b
+@patch
 def _score(self: MetricEvalCallback, model) -> float:
     "The metric over all of `data`: each batch's value weighted by its rows"
     was = model.training; model.eval()
@@ -58,7 +60,9 @@ def _score(self: MetricEvalCallback, model) -> float:
     if not rows: raise ValueError('MetricEvalCallback got no evaluation batches: give it a non-empty dataset.')
     return total / rows
 
-def _evaluate(self: MetricEvalCallback):
+# %% ../nbs/03b_metric.ipynb #c4e643f8
+@patch
+def evaluate(self: MetricEvalCallback):
     "Score the model now, log `eval_{name}` at this learner step, keep the best; stop the fit if the stop value is reached"
     step = self.learn.opt_step
     if self.last_step == step: return
@@ -69,9 +73,18 @@ def _evaluate(self: MetricEvalCallback):
         self.learn.stop = Stop(f'eval_{self.label} = {v:.4g} reached {self.stop_value} at learner step {step}')
         raise CancelFitException()
 
-MetricEvalCallback._score, MetricEvalCallback.evaluate = _score, _evaluate
-MetricEvalCallback.after_batch = lambda self: self.evaluate() if self.learn.opt_step % self.eval_every == 0 else None
-MetricEvalCallback.after_fit = lambda self: self.evaluate() if self.last_step != self.learn.opt_step else None
-MetricEvalCallback.state_dict = lambda self: dict(best=self.best, best_step=self.best_step, last_step=self.last_step)
-def _load(self, st): self.best, self.best_step, self.last_step = st['best'], st['best_step'], st['last_step']; return self
-MetricEvalCallback.load_state_dict = _load
+@patch
+def after_batch(self: MetricEvalCallback):
+    if self.learn.opt_step % self.eval_every == 0: self.evaluate()
+
+@patch
+def after_fit(self: MetricEvalCallback):
+    if self.last_step != self.learn.opt_step: self.evaluate()
+
+# %% ../nbs/03b_metric.ipynb #eaeeb649
+@patch
+def state_dict(self: MetricEvalCallback) -> dict: return dict(best=self.best, best_step=self.best_step, last_step=self.last_step)
+
+@patch
+def load_state_dict(self: MetricEvalCallback, st: dict):
+    self.best, self.best_step, self.last_step = st['best'], st['best_step'], st['last_step']; return self

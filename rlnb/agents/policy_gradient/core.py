@@ -127,29 +127,32 @@ class OnPolicyBatches(tn.BaseNode):
         if n_epochs < 1 or bs < 1: raise ValueError(f'n_epochs and bs must be positive, got {n_epochs} and {bs}.')
         self.source, self.model, self.gamma, self.lam, self.n_epochs, self.bs, self.seed, self.scaler = source, model, gamma, lam, n_epochs, bs, seed, reward_scaler
 
-    def reset(self, initial_state: dict | None = None):
-        super().reset(initial_state)
-        st = initial_state or {}
-        self.source.reset(st.get('source'))
-        self.gen = Seeder(self.seed).torch()
-        if initial_state is not None: set_rng_state(self.gen, st['rng'])
-        if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
-        self.data = None if st.get('data') is None else self.batch_type(**st['data'])
-        self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
-
     @staticmethod
     def loss_callback(model: nn.Module, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
         "The loss callback for its minibatches: `loss(model(batch.obs), batch)`"
         return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=max_grad_norm)
 
-    def get_state(self) -> dict:   # the rollout's tensors are never modified in place, so no copies are needed
-        return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
-                    data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e780257e
+@patch
+def reset(self: OnPolicyBatches, initial_state: dict | None = None):
+    tn.BaseNode.reset(self, initial_state)
+    st = initial_state or {}
+    self.source.reset(st.get('source'))
+    self.gen = Seeder(self.seed).torch()
+    if initial_state is not None: set_rng_state(self.gen, st['rng'])
+    if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
+    self.data = None if st.get('data') is None else self.batch_type(**st['data'])
+    self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
 
-# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
+@patch
+def get_state(self: OnPolicyBatches) -> dict:   # the rollout's tensors are never modified in place, so no copies are needed
+    return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
+                data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
+
 @patch(as_prop=True)
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
 @patch
 def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
     "Flatten rollout `r` into rows with old log-probs, values, advantages and returns"
@@ -167,6 +170,7 @@ def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
     adv, ret = rollout_advantages(r._replace(reward=reward), value[:T * N].view(T, N), value[T * N:], self.gamma, self.lam)
     return PGBatch(obs, action, logp.cpu(), value[:T * N], adv.flatten(), ret.flatten(), r.valid.flatten().float())
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #a5dcfe1e
 @patch
 def next(self: OnPolicyBatches) -> PGBatch:
     M = self.n_rows

@@ -36,16 +36,6 @@ class Selector:
 
         self.gen = Seeder(seed).torch()
 
-    @classmethod
-    def check_kind(cls, space):
-        "Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s kind"
-        if space_kind(space) not in cls.supported:
-            raise ValueError(f"{cls.__name__} cannot act in a {space_kind(space)} action space ({space}); "
-                             f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
-        if space_kind(space) == 'Discrete' and int(space.start) != 0:
-            raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
-                             "wrap the env in a gymnasium ActionWrapper that adds the offset.")
-
     def check_space(self,
                     space):                               # the action space of the envs the selector will act in
         "Raise a `ValueError` unless this selector can act in `space` (its kind, and what the selector was built for)"
@@ -60,6 +50,18 @@ class Selector:
 
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
+
+# %% ../nbs/04_agent.ipynb #b653403e
+@patch(cls_method=True)
+def check_kind(cls: Selector,
+               space):                                   # an action space (any gymnasium space)
+    "Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s kind"
+    if space_kind(space) not in cls.supported:
+        raise ValueError(f"{cls.__name__} cannot act in a {space_kind(space)} action space ({space}); "
+                         f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
+    if space_kind(space) == 'Discrete' and int(space.start) != 0:
+        raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
+                         "wrap the env in a gymnasium ActionWrapper that adds the offset.")
 
 # %% ../nbs/04_agent.ipynb #4d966728
 def first_leaf(obs                                  # a batch of observations `[B, ...]`, or a tree of them
@@ -151,6 +153,7 @@ def __call__(self: EpsilonGreedySelector, out, deterministic: bool = False):
     if deterministic: return q_BA.argmax(-1), info
     return self._pick(q_BA, info, *self._draw(len(q_BA), self.n_actions))
 
+# %% ../nbs/04_agent.ipynb #cca96824
 @patch
 def act(self: EpsilonGreedySelector,
         forward: Callable,                    # obs -> Q-values `[B, A]` (or a dict with `q`)

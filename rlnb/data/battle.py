@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
+from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
 import torch
@@ -138,6 +139,7 @@ class BattleCollector(Collector):
         self._check_players()
 
 # %% ../../nbs/05h_data.battle.ipynb #27dc6082
+@patch
 def _check_players(self: BattleCollector):
     "Each player acts once on this game's first observation (states kept): one that cannot is refused now, naming the game"
     e, p = self.envs[0], self.players[0]
@@ -155,6 +157,11 @@ def _check_players(self: BattleCollector):
         finally:
             if st is not None: a.load_state_dict(st)
 
+@patch
+def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self._n, self._space)
+
+# %% ../../nbs/05h_data.battle.ipynb #660f2947
+@patch
 def _new_game(self: BattleCollector, i: int):
     "Start game `self.games[i]` in env i: the learner's seat, its opponent (one drawn from a pool), nothing pending"
     k = self.games[i]; self.games[i] += 1
@@ -164,12 +171,9 @@ def _new_game(self: BattleCollector, i: int):
     self.opp[i] = self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent
     self.seat_of[i], self.pending[i], self.ret[i], self.plies[i] = seat, {}, dict.fromkeys(self.players, 0.), 0
 
-def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self._n, self._space)
-
-BattleCollector._check_players, BattleCollector._new_game, BattleCollector._board = _check_players, _new_game, _board
-
 # %% ../../nbs/05h_data.battle.ipynb #41fd9a2e
-def _reset(self: BattleCollector, initial_state: dict | None = None):
+@patch
+def reset(self: BattleCollector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     st = initial_state or {}
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
@@ -183,12 +187,15 @@ def _reset(self: BattleCollector, initial_state: dict | None = None):
         if self.quota is not None and self.quota[i] == 0: self.done[i] = True
         else: self._new_game(i)
 
-def _get_state(self: BattleCollector) -> dict:
+@patch
+def get_state(self: BattleCollector) -> dict:
     st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes)
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
     if self.opponent_learns and hasattr(self.opponent, 'state_dict'): st['opponent'] = self.opponent.state_dict()
     return st
 
+# %% ../../nbs/05h_data.battle.ipynb #2783f7e9
+@patch
 def _end(self: BattleCollector, i: int):
     "Game over in env i: count the outcome for the learner's seat, report the episode, start the next game unless its quota is played"
     seat = self.seat_of[i]; r = self.ret[i][self.players[seat if self.opponent is not None else 0]]
@@ -200,9 +207,6 @@ def _end(self: BattleCollector, i: int):
     if self.quota is not None and self.games[i] >= self.quota[i]: self.done[i] = True
     else: self._new_game(i)
 
-BattleCollector.reset, BattleCollector.get_state, BattleCollector._end = _reset, _get_state, _end
-
-# %% ../../nbs/05h_data.battle.ipynb #2783f7e9
 def _answer(self: BattleCollector, e, p: str) -> tuple:
     "Negamax: the mover `p`'s reward, the next player's observation, terminated, truncated, right after `p`'s move"
     q = self.players[1 - self.players.index(p)]
@@ -255,6 +259,7 @@ def _negamax(mine: int, theirs: int) -> int:
     free = [k for k in range(9) if not (mine | theirs) >> k & 1]
     return max((-_negamax(theirs, mine | 1 << k) for k in free), default=0)
 
+# %% ../../nbs/05h_data.battle.ipynb #8a12dbd8
 class _Heuristic:
     "A fixed player with a numpy generator, whose state a checkpoint or an evaluation can restore"
     def __init__(self,

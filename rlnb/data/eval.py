@@ -82,20 +82,23 @@ class EvalCallback(Callback):
         self._due(col.env_step)
         self.next_eval = (col.env_step // self.period + 1) * self.period
 
-    def _due(self, env_step: int): self.evaluate(env_step)   # an evaluation is due: here, at once (`RayEvalCallback` starts one apart)
-
-    def evaluate(self,
-                 env_step: int                         # the env step the result is logged at
-                ) -> EvalResult:
-        "Evaluate now and log the result at `env_step`"
-        t0 = time.perf_counter()
-        res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
-        self.wall += time.perf_counter() - t0
-        return self.record(res, env_step)
-
     def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at, last_step=self.last_step)
     def load_state_dict(self, state: dict):
         self.next_eval, self.solved_at, self.last_step = state['next_eval'], state['solved_at'], state.get('last_step'); return self
+
+# %% ../../nbs/05c_data.eval.ipynb #9ab1c130
+@patch
+def _due(self: EvalCallback, env_step: int): self.evaluate(env_step)   # an evaluation is due: here, at once (`RayEvalCallback` starts one apart)
+
+@patch
+def evaluate(self: EvalCallback,
+             env_step: int                         # the env step the result is logged at
+            ) -> EvalResult:
+    "Evaluate now and log the result at `env_step`"
+    t0 = time.perf_counter()
+    res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
+    self.wall += time.perf_counter() - t0
+    return self.record(res, env_step)
 
 # %% ../../nbs/05c_data.eval.ipynb #cfc76642
 @patch

@@ -45,6 +45,7 @@ def _not_token_notice(record) -> bool:
 
 _RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)   # a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its restarts
 
+# %% ../../nbs/05f_data.fleet.ipynb #31a80fdf
 class RunnerError(RuntimeError):
     "A Ray runner died more often than `max_restarts` allows, or did not answer in time"
 

@@ -153,6 +153,7 @@ def to_tensor(x):                                   # a numpy array, or a tree o
     "A numpy array (or tree of them) as torch tensors sharing its memory"
     return tree_map(torch.from_numpy, x)
 
+# %% ../../nbs/05_data.gym.ipynb #24d46f7c
 class Collector(Loop, tn.BaseNode):
     "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
     events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end', 'on_env_restart')
@@ -248,6 +249,7 @@ def reset(self: Collector, initial_state: dict | None = None):
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
     self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
 
+# %% ../../nbs/05_data.gym.ipynb #7867f220
 @patch
 def get_state(self: Collector) -> dict:
     st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, restarts=self.restarts)
@@ -268,6 +270,7 @@ class EnvStep(NamedTuple):
     valid: np.ndarray | None     # [N] bool: False on auto-reset rows; None when every row is valid
     keep: np.ndarray | None      # [K] int64: the indices of the valid rows; None when every row is valid
 
+# %% ../../nbs/05_data.gym.ipynb #ec49935d
 @patch
 def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"

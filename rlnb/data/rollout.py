@@ -31,6 +31,7 @@ class Rollout(NamedTuple):
     state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
     version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
 
+# %% ../../nbs/05a_data.rollout.ipynb #bb867b84
 class RolloutCollector(Collector):
     "Yields `Rollout`s of `n_steps` steps of all N envs"
     def __init__(self,
@@ -50,6 +51,18 @@ def _act(self: RolloutCollector) -> tuple:
     return self.agent.act(self.obs)
 
 # %% ../../nbs/05a_data.rollout.ipynb #be61b124
+def _screen_rollout(r: Rollout, count_T: np.ndarray):
+    "A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards (nothing downstream sees it)"
+    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N, ...]: row t arrived with the step before it
+    leaves = tree_leaves(obs_TN)
+    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i, x in enumerate(leaves)]
+    for name, x, shift in fields:
+        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
+        t, n = (int(i) for i in (~ok).nonzero()[0])
+        raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
+                         "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
+
+# %% ../../nbs/05a_data.rollout.ipynb #505e7f5f
 @patch
 def next(self: RolloutCollector) -> Rollout:
     T, N = self.n_steps, self.n_envs
@@ -73,14 +86,3 @@ def next(self: RolloutCollector) -> Rollout:
                 tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs)
     _screen_rollout(r, count_T)
     return r
-
-def _screen_rollout(r: Rollout, count_T: np.ndarray):
-    "A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards (nothing downstream sees it)"
-    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N, ...]: row t arrived with the step before it
-    leaves = tree_leaves(obs_TN)
-    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i, x in enumerate(leaves)]
-    for name, x, shift in fields:
-        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
-        t, n = (int(i) for i in (~ok).nonzero()[0])
-        raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
-                         "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")

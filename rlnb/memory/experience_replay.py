@@ -38,6 +38,13 @@ def available_memory() -> int | None:
     except OSError: pass
     return None
 
+def _check_room(capacity: int, leaves: list, device):
+    "Refuse a replay in CPU memory that needs more than is available, naming both sizes"
+    need, avail = capacity * sum(x[0].numel() * x.element_size() for x in leaves if x is not None), available_memory()
+    if torch.device(device).type == 'cpu' and avail is not None and need > avail:
+        raise ValueError(f'A replay of {capacity:,} transitions needs {need / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB are available: '
+                         'lower the buffer size (e.g. DQNConfig.buffer) or store smaller observations.')
+
 # %% ../../nbs/06b_memory.experience_replay.ipynb #17aa5078
 class Storage:
     "A ring of `capacity` transitions in tensors `[capacity, ...]`, allocated at once from an `example` Step"
@@ -47,10 +54,7 @@ class Storage:
                  device='cpu'):                        # where the tensors live
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         leaves, self.spec = _pt.tree_flatten(example)
-        need, avail = capacity * sum(x[0].numel() * x.element_size() for x in leaves if x is not None), available_memory()
-        if torch.device(device).type == 'cpu' and avail is not None and need > avail:
-            raise ValueError(f'A replay of {capacity:,} transitions needs {need / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB are available: '
-                             'lower the buffer size (e.g. DQNConfig.buffer) or store smaller observations.')
+        _check_room(capacity, leaves, device)
         self.names, self.capacity, self.device = _field_names(example), capacity, torch.device(device)
         self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
         self._cpu = self.device.type == 'cpu'
@@ -135,6 +139,7 @@ def write(self: Storage,
     self.pos, self.size = end % cap, min(self.size + B, cap)
     return B
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #b56b8303
 @patch
 def add(self: Storage,
         step                                  # a batch of transitions
@@ -286,6 +291,7 @@ def sample(self: ExperienceReplay,
     if mon is not None: mon.on_sample(idx, distinct=not getattr(self.sampler, 'replacement', True))
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #416ffd09
 @patch
 def extend(self: ExperienceReplay,
            steps: list):                         # collector items, stored in one write
@@ -383,6 +389,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
     self.n_added = state['n_added']
     return self
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #4e9a2848
 @patch
 def save(self: ExperienceReplay,
          path                                  # the file

@@ -25,30 +25,32 @@ class UniformSampler:
         self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
         self.draws = DrawAhead(self.rng)   # the slots, drawn ahead in blocks (`rlnb.fast`): the numbers of one `integers` call per request
 
-    def sample(self,
-               size: int,                            # slots stored
-               bs: int):                             # slots to draw
-        "`(idx [bs], None)`: slots in `[0, size)`"
-        if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
-        if self.replacement: return self.draws.integers(size, bs), None
-        if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
-        if 2 * bs > size: self.draws.settle(); return self.rng.choice(size, bs, replace=False), None
-        if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
-        if len(self._ar) != bs: self._ar = np.arange(bs)
-        idx, ar, s = self.draws.integers(size, bs), self._ar, self._scratch
-        while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
-            s[idx] = ar
-            dup = s[idx] != ar
-            n_dup = np.count_nonzero(dup)
-            if not n_dup: return idx, None
-            idx[dup] = self.draws.integers(size, n_dup)
-
     def on_write(self,
                  start: int,                           # the first slot written
                  n: int):                              # slots written
         pass   # slots start..start+n-1 (mod capacity) were written
     def state_dict(self) -> dict: self.draws.settle(); return {'rng': rng_state(self.rng)}
     def load_state_dict(self, state: dict): self.draws.settle(); set_rng_state(self.rng, state['rng']); return self
+
+# %% ../../nbs/06a_memory.samplers.ipynb #dda9602b
+@patch
+def sample(self: UniformSampler,
+           size: int,                            # slots stored
+           bs: int):                             # slots to draw
+    "`(idx [bs], None)`: slots in `[0, size)`"
+    if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
+    if self.replacement: return self.draws.integers(size, bs), None
+    if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
+    if 2 * bs > size: self.draws.settle(); return self.rng.choice(size, bs, replace=False), None
+    if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
+    if len(self._ar) != bs: self._ar = np.arange(bs)
+    idx, ar, s = self.draws.integers(size, bs), self._ar, self._scratch
+    while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
+        s[idx] = ar
+        dup = s[idx] != ar
+        n_dup = np.count_nonzero(dup)
+        if not n_dup: return idx, None
+        idx[dup] = self.draws.integers(size, n_dup)
 
 # %% ../../nbs/06a_memory.samplers.ipynb #6a4f773e
 class SumTree:
@@ -72,18 +74,20 @@ class SumTree:
     def __getitem__(self, idx): return self.tree[np.asarray(idx) + self.cap]
     def load(self, nodes: np.ndarray): self.tree[:] = nodes; self._cum = None   # the node values of a saved tree
 
-    def update(self,
-               idx,                                  # leaves
-               values):                              # their new values
-        "Set the leaves `idx` to `values` and recompute their ancestors up to level `top`"
-        i, self._cum = np.asarray(idx) + self.cap, None
-        if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
-        tree, pairs = self.tree, self.tree.reshape(-1, 2)   # row k of `pairs` is node k's two children
-        tree[i] = values
-        for _ in range(self.depth - self.top):   # repeated parents are recomputed from their children, so duplicates are harmless
-            i = i >> 1
-            kids = pairs.take(i, 0)
-            tree[i] = kids[:, 0] + kids[:, 1]
+# %% ../../nbs/06a_memory.samplers.ipynb #ac75f0b0
+@patch
+def update(self: SumTree,
+           idx,                                  # leaves
+           values):                              # their new values
+    "Set the leaves `idx` to `values` and recompute their ancestors up to level `top`"
+    i, self._cum = np.asarray(idx) + self.cap, None
+    if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
+    tree, pairs = self.tree, self.tree.reshape(-1, 2)   # row k of `pairs` is node k's two children
+    tree[i] = values
+    for _ in range(self.depth - self.top):   # repeated parents are recomputed from their children, so duplicates are harmless
+        i = i >> 1
+        kids = pairs.take(i, 0)
+        tree[i] = kids[:, 0] + kids[:, 1]
 
 # %% ../../nbs/06a_memory.samplers.ipynb #f361296a
 @patch
@@ -158,6 +162,7 @@ def update_priorities(self: PrioritizedSampler,
     self.max_priority = max(self.max_priority, float(p.max()))
     self.tree.update(np.asarray(idx), p ** self.alpha)
 
+# %% ../../nbs/06a_memory.samplers.ipynb #9385ee63
 @patch
 def state_dict(self: PrioritizedSampler) -> dict:
     return {'rng': rng_state(self.rng), 'tree': torch.from_numpy(self.tree.tree.copy()), 'max_priority': self.max_priority, 'n_sampled': self.n_sampled}

@@ -75,6 +75,7 @@ def q_and_info(out                                  # a Q-network's output: Q-va
     if isinstance(out, dict): return out['q'], dict(out)
     return out, {'q': out}
 
+# %% ../nbs/04_agent.ipynb #558f8ba4
 class ArgmaxSelector(Selector):
     "The action with the highest Q-value"
     supported = ('Discrete',)

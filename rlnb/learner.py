@@ -104,6 +104,7 @@ def predict(self: LossCallback,
     "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
     return batch
 
+# %% ../nbs/03_learner.ipynb #327ca7d0
 @patch
 def compute(self: LossCallback,
             pred,                                 # what `predict` returned
@@ -147,14 +148,18 @@ class ModelLoss(LossCallback):
         super().__init__(model.parameters(), opt_func, lr, max_grad_norm, period, order, name)
         self.model, self.loss_func, self.get_x, self.get_y = model, loss_func, get_x or _first, get_y or _second
 
-    def predict(self,
-                batch):                               # the batch the learner drew
-        return self.model(self.get_x(batch))
-    def compute(self,
-                pred,                                 # the model's prediction
-                batch                                 # the batch the learner drew
-               ) -> torch.Tensor:
-        return self.loss_func(pred, self.get_y(batch))
+# %% ../nbs/03_learner.ipynb #cf4760bf
+@patch
+def predict(self: ModelLoss,
+            batch):                               # the batch the learner drew
+    return self.model(self.get_x(batch))
+
+@patch
+def compute(self: ModelLoss,
+            pred,                                 # the model's prediction
+            batch                                 # the batch the learner drew
+           ) -> torch.Tensor:
+    return self.loss_func(pred, self.get_y(batch))
 
 # %% ../nbs/03_learner.ipynb #c8e586c5
 @patch

@@ -282,6 +282,7 @@ def profile_stats(self: Loop) -> dict:
     "`{(loop, event, callback or None): ProfileStat}` for this loop and its inner loops"
     return {(l.name, *k): v for l in self.loops() for k, v in (l._profile or {}).items()}
 
+# %% ../nbs/01_loop.ipynb #9f6de645
 @patch
 def profile_table(self: Loop) -> str:
     "The profile as a text table: loop, event, callback (`*` for the whole event), calls, total ms, mean µs"
@@ -301,6 +302,7 @@ class Change(NamedTuple):
     old: Any
     new: Any
 
+# %% ../nbs/01_loop.ipynb #f13040d6
 def _differs(a, b) -> bool:
     if a is b: return False
     try: return bool(a != b)

@@ -73,6 +73,7 @@ def evaluate(self: MetricEvalCallback):
         self.learn.stop = Stop(f'eval_{self.label} = {v:.4g} reached {self.stop_value} at learner step {step}')
         raise CancelFitException()
 
+# %% ../nbs/03b_metric.ipynb #b531232b
 @patch
 def after_batch(self: MetricEvalCallback):
     if self.learn.opt_step % self.eval_every == 0: self.evaluate()

@@ -157,6 +157,7 @@ def _check_players(self: BattleCollector):
         finally:
             if st is not None: a.load_state_dict(st)
 
+# %% ../../nbs/05h_data.battle.ipynb #6037c18f
 @patch
 def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self._n, self._space)
 

@@ -28,6 +28,7 @@ def import_ray():
     except ImportError as e: raise ImportError("Collecting with runners needs Ray: pip install 'rlnb[ray]'") from e
     return ray
 
+# %% ../../nbs/05f_data.fleet.ipynb #5e4ffdbf
 def init_ray(n_actors: int                      # actors that need a CPU each: a local instance gets at least this many
             ) -> bool:
     "Start Ray unless it is running: a new local instance with CPUs for at least `n_actors` (never another process's, which `ray.init()` would join), or a connection to the cluster `RAY_ADDRESS` names; whether it was started here"

@@ -147,6 +147,7 @@ def add(self: Storage,
     "Write the rows of `step` after the newest ones, overwriting the oldest when full; returns the number of rows"
     return self.write(self.arrays(step))
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #604cbbd3
 @patch
 def get(self: Storage,
         idx                                   # slots, a numpy or torch integer array
@@ -397,6 +398,7 @@ def save(self: ExperienceReplay,
     "Write the buffer to `path` (tensors and plain data only)"
     return save_checkpoint({'replay': self.state_dict()}, path)
 
+# %% ../../nbs/06b_memory.experience_replay.ipynb #65427350
 @patch
 def load(self: ExperienceReplay,
          path):                                # a file written by `save`

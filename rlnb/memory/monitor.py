@@ -30,28 +30,32 @@ class ReplayMonitor:
         self.uses = None
         self._mark = (time.perf_counter(), 0, 0)       # when the last reading was taken, and the counts then
 
-    @property
-    def evicts(self) -> bool: return self.max_use is not None or self.max_age is not None
+# %% ../../nbs/06d_memory.monitor.ipynb #c3654eea
+@patch(as_prop=True)
+def evicts(self: ReplayMonitor) -> bool: return self.max_use is not None or self.max_age is not None
 
-    def bind(self,
-             capacity: int,                            # the replay's slots
-             version_field: int | None):               # where the stored arrays hold each transition's policy version (None: they do not)
-        "Allocate the per-slot arrays"
-        self.capacity, self._vf = capacity, version_field
-        self.uses, self.pushed_at, self.version_at = (np.zeros(capacity, np.int64) for _ in range(3))
-        self.alive, self._mark_of = np.zeros(capacity, bool), np.zeros(capacity, np.int64)   # `_mark_of`: scratch for finding repeats
+# %% ../../nbs/06d_memory.monitor.ipynb #1493a173
+@patch
+def bind(self: ReplayMonitor,
+         capacity: int,                            # the replay's slots
+         version_field: int | None):               # where the stored arrays hold each transition's policy version (None: they do not)
+    "Allocate the per-slot arrays"
+    self.capacity, self._vf = capacity, version_field
+    self.uses, self.pushed_at, self.version_at = (np.zeros(capacity, np.int64) for _ in range(3))
+    self.alive, self._mark_of = np.zeros(capacity, bool), np.zeros(capacity, np.int64)   # `_mark_of`: scratch for finding repeats
 
-    def on_write(self,
-                 start: int,                           # the first slot written
-                 n: int,                               # slots written (wrapping)
-                 xs: list):                            # the stored arrays of the rows (the last `n` were written)
-        "New transitions: no uses, their push count, their policy version, alive"
-        idx = slice(start, start + n) if start + n <= self.capacity else (start + np.arange(n)) % self.capacity   # a slice where it does not wrap: views, no fancy indexing
-        self.uses[idx], self.alive[idx] = 0, True
-        self.pushed_at[idx] = np.arange(self.pushed, self.pushed + n)
-        v = self.version if self._vf is None else xs[self._vf][-n:]
-        self.version_at[idx] = v.cpu().numpy() if isinstance(v, torch.Tensor) else v
-        self.pushed += n
+@patch
+def on_write(self: ReplayMonitor,
+             start: int,                           # the first slot written
+             n: int,                               # slots written (wrapping)
+             xs: list):                            # the stored arrays of the rows (the last `n` were written)
+    "New transitions: no uses, their push count, their policy version, alive"
+    idx = slice(start, start + n) if start + n <= self.capacity else (start + np.arange(n)) % self.capacity   # a slice where it does not wrap: views, no fancy indexing
+    self.uses[idx], self.alive[idx] = 0, True
+    self.pushed_at[idx] = np.arange(self.pushed, self.pushed + n)
+    v = self.version if self._vf is None else xs[self._vf][-n:]
+    self.version_at[idx] = v.cpu().numpy() if isinstance(v, torch.Tensor) else v
+    self.pushed += n
 
 # %% ../../nbs/06d_memory.monitor.ipynb #09903769
 @patch
@@ -64,7 +68,9 @@ def _repeats(idx: np.ndarray,                       # slots
     scratch[idx] = ar
     return scratch[idx] != ar
 
-def _on_sample(self: ReplayMonitor,
+# %% ../../nbs/06d_memory.monitor.ipynb #23bb9ba3
+@patch
+def on_sample(self: ReplayMonitor,
                idx: np.ndarray,                        # the slots a batch took
                distinct: bool = False):                # whether they are all different (a sampler without replacement): a plain `+=` counts them
     "Count the uses; with `max_use`, evict the slots that reached it (they were in this batch: their last use)"
@@ -76,6 +82,8 @@ def _on_sample(self: ReplayMonitor,
         done = done[self.alive[done]]
         self.alive[done] = False; self.evicted += len(done)
 
+# %% ../../nbs/06d_memory.monitor.ipynb #b897be2a
+@patch
 def _dead(self: ReplayMonitor, idx: np.ndarray) -> np.ndarray:
     "A mask of the slots of `idx` that may not be sampled; with `max_age`, those that grew too old are evicted now"
     bad = ~self.alive[idx]
@@ -85,10 +93,9 @@ def _dead(self: ReplayMonitor, idx: np.ndarray) -> np.ndarray:
             o = np.unique(idx[old]); self.alive[o] = False; self.evicted += len(o); bad |= old
     return bad
 
-ReplayMonitor.on_sample, ReplayMonitor._dead = _on_sample, _dead
-
 # %% ../../nbs/06d_memory.monitor.ipynb #0e79bb6e
-def _live(self: ReplayMonitor,
+@patch
+def live(self: ReplayMonitor,
           idx: np.ndarray,                             # the slots the sampler drew
           first: int,                                  # the draw was over `n` consecutive slots from `first` (wrapping)
           n: int,                                      # how many slots the draw could take
@@ -111,11 +118,11 @@ def _live(self: ReplayMonitor,
         raise ValueError(f'{len(cand):,} transitions are left after eviction ({why}) and a batch takes {len(idx):,} distinct ones: collect more, lower the batch size or raise the limit.')
     return cand[draw(len(cand), len(idx))]
 
-ReplayMonitor.live = _live
-
 # %% ../../nbs/06d_memory.monitor.ipynb #e4a0a61a
-def _stats(self: ReplayMonitor,
-           size: int) -> dict:                          # transitions stored (slots `0..size-1`)
+@patch
+def stats(self: ReplayMonitor,
+          size: int                                   # transitions stored (slots `0..size-1`)
+         ) -> dict:
     "Use counts and ages over the stored transitions, and throughput since the last reading"
     now, (t, p, s) = time.perf_counter(), self._mark
     dt, self._mark = max(now - t, 1e-9), (now, self.pushed, self.sampled)
@@ -128,18 +135,19 @@ def _stats(self: ReplayMonitor,
     if self.evicts: out |= dict(replay_evicted=self.evicted, replay_live=int(np.count_nonzero(self.alive[:size])))
     return out
 
-def _state_dict(self: ReplayMonitor) -> dict:
+# %% ../../nbs/06d_memory.monitor.ipynb #2539453e
+@patch
+def state_dict(self: ReplayMonitor) -> dict:
     st = dict(version=self.version, pushed=self.pushed, sampled=self.sampled, evicted=self.evicted)
     if self.uses is not None: st |= {k: torch.from_numpy(getattr(self, k).copy()) for k in ('uses', 'pushed_at', 'version_at', 'alive')}
     return st
 
-def _load_state_dict(self: ReplayMonitor, st: dict):
+@patch
+def load_state_dict(self: ReplayMonitor, st: dict):
     for k in ('version', 'pushed', 'sampled', 'evicted'): setattr(self, k, st[k])
     for k in ('uses', 'pushed_at', 'version_at', 'alive'):
         if k in st: getattr(self, k)[:] = st[k].numpy()
     return self
-
-ReplayMonitor.stats, ReplayMonitor.state_dict, ReplayMonitor.load_state_dict = _stats, _state_dict, _load_state_dict
 
 # %% ../../nbs/06d_memory.monitor.ipynb #698cdeb0
 class ReplayMonitorCallback(Callback):

@@ -72,7 +72,10 @@ class SumTree:
     @property
     def total(self) -> float: return float(self._prefix()[-1])
     def __getitem__(self, idx): return self.tree[np.asarray(idx) + self.cap]
-    def load(self, nodes: np.ndarray): self.tree[:] = nodes; self._cum = None   # the node values of a saved tree
+
+# %% ../../nbs/06a_memory.samplers.ipynb #e0f14a95
+@patch
+def load(self: SumTree, nodes: np.ndarray): self.tree[:] = nodes; self._cum = None   # the node values of a saved tree
 
 # %% ../../nbs/06a_memory.samplers.ipynb #ac75f0b0
 @patch

@@ -51,6 +51,7 @@ class SequenceWindows(tn.BaseNode):
 
     def get_state(self) -> dict: return dict(source=self.source.state_dict(), recent=[r._asdict() for r in self.recent])
 
+# %% ../../nbs/06c_memory.sequence.ipynb #86c10a10
 @patch
 def next(self: SequenceWindows) -> Sequence:
     while len(self.recent) < self.k: self.recent.append(next(self.source))
@@ -79,21 +80,24 @@ class SequenceReplay:
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)
     def __repr__(self): return f'SequenceReplay({len(self)} of {self.n_slots} sequences of {self.length} steps, bs={self.bs})'
 
-    def add(self,
-            seq: Sequence):                       # a batch of sequences `[B, L, ...]`
-        "Store the sequences of `seq`, overwriting the oldest when full"
-        if seq.reward.shape[1] != self.length: raise ValueError(f'These sequences have {seq.reward.shape[1]} steps; this buffer stores {self.length}.')
-        if self.storage is None: self.storage = Storage(self.n_slots, tree_map(lambda x: x[:1], seq), self.device)
-        self.storage.add(seq)
+# %% ../../nbs/06c_memory.sequence.ipynb #28cfaba4
+@patch
+def add(self: SequenceReplay,
+        seq: Sequence):                       # a batch of sequences `[B, L, ...]`
+    "Store the sequences of `seq`, overwriting the oldest when full"
+    if seq.reward.shape[1] != self.length: raise ValueError(f'These sequences have {seq.reward.shape[1]} steps; this buffer stores {self.length}.')
+    if self.storage is None: self.storage = Storage(self.n_slots, tree_map(lambda x: x[:1], seq), self.device)
+    self.storage.add(seq)
 
-    def sample(self,
-               sample_range: slice | None = None   # draw only among these stored sequences, oldest first (`slice(-10, None)`: the newest 10)
-              ) -> Sequence:
-        "`bs` stored sequences, uniformly at random"
-        if sample_range is None: return self.storage.get(self.sampler.sample(len(self), self.bs)[0])
-        first, n = self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
-        if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest first).')
-        return self.storage.get((self.sampler.sample(n, self.bs)[0] + first) % self.n_slots)
+@patch
+def sample(self: SequenceReplay,
+           sample_range: slice | None = None   # draw only among these stored sequences, oldest first (`slice(-10, None)`: the newest 10)
+          ) -> Sequence:
+    "`bs` stored sequences, uniformly at random"
+    if sample_range is None: return self.storage.get(self.sampler.sample(len(self), self.bs)[0])
+    first, n = self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
+    if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest first).')
+    return self.storage.get((self.sampler.sample(n, self.bs)[0] + first) % self.n_slots)
 
 # %% ../../nbs/06c_memory.sequence.ipynb #f62b5784
 @patch

@@ -18,7 +18,8 @@ total time. Ends with one JSON line.
 import argparse, json, statistics, time
 import torch
 from rlnb.agent import RandomAgent
-from rlnb.data.gym import make_envs, TransitionCollector
+from rlnb.data.gym import make_envs
+from rlnb.data.collector import TransitionCollector
 
 def rlnb_loop(n_envs):
     "A function that runs `k` vector steps of rlnb's collector"

@@ -26,7 +26,8 @@ import gymnasium as gym
 from rlnb.core import save_checkpoint, load_checkpoint, CheckpointError
 from rlnb.callback import checkpoints
 from rlnb.agent import RandomAgent
-from rlnb.data.gym import make_envs, TransitionCollector, EnvError
+from rlnb.data.gym import make_envs, EnvError
+from rlnb.data.collector import TransitionCollector
 
 RLNB = str(Path(sys.executable).parent/'rlnb')
 TMP = Path(tempfile.mkdtemp(prefix='rlnb-faults-'))

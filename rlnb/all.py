@@ -17,6 +17,7 @@ from .metric import *
 from .agent import *
 from .data.snapshot import *
 from .data.gym import *
+from .data.collector import *
 from .data.rollout import *
 from .data.nstep import *
 from .data.eval import *

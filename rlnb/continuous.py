@@ -18,7 +18,7 @@ from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTI
 from .agent import Selector, Agent, space_kind, first_leaf
 from .learner import LossCallback
 from .fast import adam
-from .data.gym import TransitionCollector, example_step
+from .data.collector import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
 from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, Run, run_envs, seeded_init, evaluator, collection

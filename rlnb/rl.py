@@ -19,7 +19,8 @@ from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner
 from .agent import Agent
-from .data.gym import make_envs, observation_envs, Collector, EpisodeLogger, source_collector
+from .data.gym import make_envs, observation_envs
+from .data.collector import Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
 from .data.ray_eval import RayEvalCallback

@@ -16,7 +16,7 @@ import torchdata.nodes as tn
 from ..core import Step, Seeder, rng_state, set_rng_state
 from ..loop import Loop
 from ..agent import EpsilonGreedySelector, q_and_info
-from .gym import Collector
+from .collector import Collector
 
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',

@@ -12,7 +12,7 @@ import torch
 from fastcore.basics import patch
 from ..core import Step, Seeder, tree_cat, tree_index
 from ..agent import RandomAgent
-from .gym import TransitionCollector
+from .collector import TransitionCollector
 
 # %% auto #0
 __all__ = ['selector_settings']

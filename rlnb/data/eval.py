@@ -14,7 +14,8 @@ import gymnasium as gym
 from fastcore.basics import patch
 from ..core import tree_map
 from ..callback import Callback
-from .gym import find_collector, to_tensor, readable_env, reset_envs, step_envs
+from .gym import readable_env, reset_envs, step_envs
+from .collector import find_collector, to_tensor
 
 # %% auto #0
 __all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'plot_returns', 'play_episode', 'episode_frames', 'animate', 'save_gif',

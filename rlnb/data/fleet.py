@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from ..core import Step, Seeder, tree_map, tree_cat
 from ..loop import Loop
 from ..callback import Callback, Metrics
-from .gym import Collector, find_collector, source_collector
+from .collector import Collector, find_collector, source_collector
 from .rollout import Rollout
 
 # %% auto #0

@@ -1,4 +1,4 @@
-"""Vector environments and the collector that turns them into transitions, with exact resume and env workers that fail loudly.
+"""Vector environments: made with clear errors, observations a network can read, a scripted env for exact tests, and env workers that fail loudly and never outlive their owner.
 
 Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
@@ -6,27 +6,16 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import multiprocessing, os, signal, sys, threading, time, warnings
-from typing import Any, Callable, NamedTuple, Sequence
+import multiprocessing, os, signal, sys, threading, time
+from typing import Callable, Sequence
 from fastcore.basics import patch
 import numpy as np
-import torch
 import gymnasium as gym
-import torchdata.nodes as tn
-from gymnasium.vector import AutoresetMode
 from gymnasium.vector.async_vector_env import _async_worker
-from ..core import Step, Seeder, tree_map
-from ..loop import Loop
-from ..learner import pipeline
-from ..callback import Callback, Metrics
-from ..agent import space_kind
-from .snapshot import env_snapshot, restore_env_snapshot
 from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1)
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'to_tensor', 'Collector', 'reset_envs',
-           'step_envs', 'EnvStep', 'TransitionCollector', 'example_step', 'source_collector', 'find_collector',
-           'EpisodeLogger']
+__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'reset_envs', 'step_envs']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -148,40 +137,6 @@ def step(self: ScriptedEnv,
     end = self.k == self.length
     return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
 
-# %% ../../nbs/05_data.gym.ipynb #b36c6a74
-def to_tensor(x):                                   # a numpy array, or a tree of them
-    "A numpy array (or tree of them) as torch tensors sharing its memory"
-    return tree_map(torch.from_numpy, x)
-
-# %% ../../nbs/05_data.gym.ipynb #24d46f7c
-class Collector(Loop, tn.BaseNode):
-    "Base of the collectors: steps `envs` with `agent`, tracks episodes, fires env-step and episode events"
-    events = ('before_act', 'after_act', 'before_env_step', 'after_env_step', 'on_episode_end', 'on_env_restart')
-    recurrent = False   # whether it keeps a recurrent state per env (for a `RecurrentAgent`)
-
-    def __init__(self,
-                 envs: gym.vector.VectorEnv,           # a vector env with NEXT_STEP autoreset (from `make_envs`)
-                 agent,                                # acts in them
-                 seed: int = 0,                        # env i resets with seed + i
-                 cbs=(),                               # callbacks of the collector itself
-                 timeout: float = 10.0,                # seconds an async worker may take to answer
-                 make_envs: Callable | None = None,    # builds the envs again, for `max_restarts`
-                 max_restarts: int = 0):               # times a failed async vector env is rebuilt before its error is raised
-        if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
-            raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
-        if getattr(agent, 'recurrent', False) != self.recurrent:
-            raise ValueError(f"{type(self).__name__} acts without a recurrent state and this agent carries one: collect with RecurrentRolloutCollector." if not self.recurrent else
-                             f"{type(self).__name__} keeps a recurrent state per env and this agent has none ({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
-        self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
-        self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
-        self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
-        self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
-        self.restarted = False   # whether the last reset from a saved state had to start new episodes
-        if max_restarts and make_envs is None: raise ValueError('max_restarts needs make_envs, a function that builds the envs again.')
-        self.make_envs, self.max_restarts, self.restarts = make_envs, max_restarts, 0
-        tn.BaseNode.__init__(self)
-        Loop.__init__(self, cbs)
-
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 def reset_envs(envs,                                 # a vector env
                seed,                                 # env i resets with seed + i
@@ -202,181 +157,6 @@ def step_envs(envs,                                 # a vector env
         envs.step_async(action)
         return envs.step_wait(timeout=timeout)
     except Exception as e: raise _worker_error(envs, e, timeout) from e
-
-# %% ../../nbs/05_data.gym.ipynb #b6e30df8
-@patch
-def _step_async(self: Collector, action):
-    try: return step_envs(self.envs, action, self.timeout)
-    except EnvError as e:
-        if self.restarts < self.max_restarts: return self._restart(e)
-        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
-        raise
-
-# %% ../../nbs/05_data.gym.ipynb #73b8afd4
-@patch
-def _restart(self: Collector, err: EnvError):
-    "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
-    self.restarts += 1
-    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way were dropped.')
-    self.envs = self.make_envs()
-    obs, _ = reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
-    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
-    self('on_env_restart')
-    N = self.n_envs
-    return obs, np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool), {}
-
-# %% ../../nbs/05_data.gym.ipynb #ccabb068
-@patch
-def reset(self: Collector, initial_state: dict | None = None):
-    tn.BaseNode.reset(self, initial_state)
-    N, st = self.n_envs, initial_state or {}
-    self.env_step, self.vector_step, self.episodes, self.restarts = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0), st.get('restarts', 0)
-    self.start_step = self.env_step   # where this collection started: 0, or the restored count
-    self.restarted = initial_state is not None and st.get('envs') is None
-    if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
-    if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
-        reset_envs(self.envs, self.seed, self.timeout); restore_env_snapshot(self.envs, st['envs'])
-        self.obs_np = tree_map(lambda t: t.numpy().copy(), st['obs'])
-        self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
-    else:
-        seed = self.seed
-        if self.restarted:   # the interrupted episodes are abandoned
-            seed = Seeder([self.seed, self.episodes]).int() % 2**31
-            if not getattr(self, '_warned_restart', False):
-                warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
-                self._warned_restart = True
-        self.obs_np, _ = reset_envs(self.envs, seed, self.timeout)
-        self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
-
-# %% ../../nbs/05_data.gym.ipynb #7867f220
-@patch
-def get_state(self: Collector) -> dict:
-    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, restarts=self.restarts)
-    if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
-    snap = env_snapshot(self.envs)
-    if snap is not None:
-        st.update(envs=snap, obs=tree_map(lambda a: torch.from_numpy(a.copy()), self.obs_np),
-                  **{k: torch.from_numpy(getattr(self, k).copy()) for k in ('ep_return', 'ep_len', 'autoreset')})
-    return st
-
-# %% ../../nbs/05_data.gym.ipynb #deae8555
-class EnvStep(NamedTuple):
-    "One vector step, all N rows, as numpy arrays"
-    next_obs: Any                # [N, O...] (a tree for Dict/Tuple spaces)
-    reward: np.ndarray           # [N] float32
-    terminated: np.ndarray       # [N] bool
-    truncated: np.ndarray        # [N] bool
-    valid: np.ndarray | None     # [N] bool: False on auto-reset rows; None when every row is valid
-    keep: np.ndarray | None      # [K] int64: the indices of the valid rows; None when every row is valid
-
-# %% ../../nbs/05_data.gym.ipynb #ec49935d
-@patch
-def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
-    "Step all envs with `action` [N], keep the episode statistics, fire the events"
-    self('before_env_step')
-    next_obs, rew, term, trunc, self.last_info = self._step_envs(action)   # the info dict: kept for `InfoCollector`, no copy
-    if rew.dtype != np.float32: rew = rew.astype(np.float32)
-    self.ep_return += rew          # in place: the collector's own arrays (`_finish` and `get_state` copy from them)
-    self.ep_len += 1
-    r = self._reset_idx
-    if len(r):                     # the rows that auto-reset now are no transitions: their new episodes start from zero
-        valid = ~self.autoreset
-        keep = valid.nonzero()[0]
-        self.ep_return[r] = 0.; self.ep_len[r] = 0
-        self.env_step += len(keep)
-    else:
-        valid = keep = None
-        self.env_step += self.n_envs
-    self.autoreset = done = term | trunc
-    self.vector_step += 1
-    self.last = out = EnvStep(next_obs, rew, term, trunc, valid, keep)
-    self('after_env_step')
-    self._reset_idx = idx = done.nonzero()[0]   # cheaper than done.any() for small arrays
-    if len(idx):
-        if valid is not None: idx = (done & valid).nonzero()[0]   # an auto-reset row closes no episode
-        if len(idx): self._finish(idx)
-    return out
-
-# %% ../../nbs/05_data.gym.ipynb #c340f58d
-@patch
-def _finish(self: Collector, idx: np.ndarray):
-    "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"
-    self.episodes += len(idx)   # their returns and lengths are zeroed when they auto-reset
-    if 'on_episode_end' in self._dispatch:
-        self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
-        self('on_episode_end')
-
-# %% ../../nbs/05_data.gym.ipynb #a8f3c274
-def _rows(x, keep: np.ndarray):
-    "The rows `keep` of `x` (an array or a tree of them) as tensors; `take` beats boolean indexing severalfold"
-    return tree_map(lambda a: torch.from_numpy(a.take(keep, 0)), x)
-
-class TransitionCollector(Collector):
-    "Yields one `Step` batch per vector step: the valid transitions of all N envs (auto-reset rows dropped)"
-    def next(self) -> Step:
-        obs_np = self.obs_np
-        self('before_act'); act, _ = self.agent.act(self.obs); self('after_act')
-        if not act.is_cpu: act = act.cpu()
-        act_np = act.numpy()
-        e = self._env_step(act_np)
-        t, keep = torch.from_numpy, e.keep
-        if keep is None:                     # every row valid: the observations are already tensors
-            step = Step(self.obs, act, t(e.reward), to_tensor(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids)
-            self.obs_np, self.obs = e.next_obs, step.next_obs
-        elif isinstance(obs_np, np.ndarray): # flat observations, spelled out (the common case)
-            step = Step(t(obs_np.take(keep, 0)), t(act_np.take(keep, 0)), t(e.reward.take(keep)), t(e.next_obs.take(keep, 0)),
-                        t(e.terminated.take(keep)), t(e.truncated.take(keep)), t(keep))   # the kept rows are the env indices
-            self.obs_np, self.obs = e.next_obs, t(e.next_obs)
-        else:
-            step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep))
-            self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-        return step
-
-# %% ../../nbs/05_data.gym.ipynb #80bfd5ed
-def example_step(envs: gym.vector.VectorEnv,           # the vector env the transitions will come from
-                 n_step: bool = False,                 # with `n_step` (as `NStepReturns` yields)
-                 version: bool = False                 # with `version` (as a `RayCollector` yields)
-                ) -> Step:
-    "A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields from `envs`: a replay can be allocated from it before any env step"
-    obs = to_tensor(gym.vector.utils.create_empty_array(envs.single_observation_space, n=1, fn=np.zeros))
-    space = envs.single_action_space
-    action = torch.zeros(1, dtype=torch.int64) if space_kind(space) == 'Discrete' else torch.zeros((1, *space.shape), dtype=torch.float32)
-    i64 = torch.zeros(1, dtype=torch.int64)
-    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None, i64 if version else None)
-
-# %% ../../nbs/05_data.gym.ipynb #6431dada
-def source_collector(node                               # a collector, or a node (or Loader) over one
-                    ) -> Collector:
-    "The `Collector` at the start of a data pipeline: the first stage along `pipeline(node)` that is one"
-    c = next((x for x in pipeline(node) if isinstance(x, Collector)), None)
-    if c is None: raise ValueError(f'{type(node).__name__} has no collector along its sources: give it a data pipeline that starts with a collector (make() must return a collector or a node over one).')
-    return c
-
-def find_collector(loop: Loop                            # a learner (a loop with `data`) whose pipeline starts with a collector, or a collector
-                  ) -> Collector:
-    "The `Collector` that feeds `loop`: the one at the start of its data pipeline (a collector feeds itself)"
-    return source_collector(getattr(loop, 'data', loop))
-
-# %% ../../nbs/05_data.gym.ipynb #8e1e857e
-class EpisodeLogger(Callback):
-    "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"
-    order = -5
-    def on_episode_end(self):
-        col = find_collector(self.learn)
-        f, m = col.finished, self.learn.metrics
-        for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
-            m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
-
-    def on_env_restart(self):
-        col = find_collector(self.learn)
-        self.learn.metrics.log('env_restarts', col.restarts, col.env_step)
-
-# %% ../../nbs/05_data.gym.ipynb #abd4f628
-@patch
-def close(self: Collector):
-    "Close the envs and their worker processes (safe to call twice)"
-    self.envs.close()
 
 # %% ../../nbs/05_data.gym.ipynb #389b732a
 def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float) -> EnvError:

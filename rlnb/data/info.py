@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from ..core import Step
-from .gym import TransitionCollector
+from .collector import TransitionCollector
 
 # %% auto #0
 __all__ = ['info_rows', 'InfoCollector']

@@ -8,7 +8,7 @@ Docs: https://rlnb.github.io/rlnb/data.recurrent.html.md"""
 from __future__ import annotations
 from fastcore.basics import patch
 import torch
-from .gym import Collector
+from .collector import Collector
 from .rollout import Rollout, RolloutCollector
 
 # %% auto #0

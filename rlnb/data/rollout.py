@@ -11,7 +11,7 @@ from fastcore.basics import patch
 import numpy as np
 import torch
 from ..core import tree_map, tree_stack, tree_leaves
-from .gym import Collector, to_tensor
+from .collector import Collector, to_tensor
 
 # %% auto #0
 __all__ = ['Rollout', 'RolloutCollector']

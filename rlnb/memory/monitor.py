@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from ..core import POSITIVE_INT, check_fields
 from ..callback import Callback
-from ..data.gym import find_collector
+from ..data.collector import find_collector
 
 # %% auto #0
 __all__ = ['ReplayMonitor', 'ReplayMonitorCallback']

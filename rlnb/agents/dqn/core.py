@@ -17,7 +17,7 @@ from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGAT
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
-from ...data.gym import example_step, TransitionCollector
+from ...data.collector import example_step, TransitionCollector
 from ...data.nstep import NStepReturns
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
 from ...memory.samplers import PrioritizedSampler

@@ -19,7 +19,7 @@ from ...data.recurrent import RecurrentRolloutCollector
 from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, SequenceReplayBatches, sequence_batches
 from ...fast import adam
 from ...callback import Callback
-from ...data.gym import find_collector, to_tensor
+from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
 from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, seeded_init, evaluator
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate

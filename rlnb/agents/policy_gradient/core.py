@@ -19,7 +19,7 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
 from ...callback import Callback
 from ...learner import ModelLoss
 from ...agent import Agent, RecurrentAgent, gaussian_logp, model_device, policy_selector
-from ...data.gym import find_collector
+from ...data.collector import find_collector
 from ...data.rollout import Rollout, RolloutCollector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam

@@ -272,10 +272,15 @@ def _add_spans(stats: dict, table: dict):
         table[ev], table[f'after_{x}'] = start, stop
 
 # %% ../nbs/01_loop.ipynb #6353b270
-def _set_profiling(self, on: bool):
+@patch(as_prop=True)
+def profiling(self: Loop) -> bool:
+    "Whether this loop times its events and callbacks"
+    return self._profile is not None
+
+@patch(set_prop=True)
+def profiling(self: Loop, on: bool):
     for loop in self.loops(): loop._profile = ({} if loop._profile is None else loop._profile) if on else None
     self._rebuild()
-Loop.profiling = property(lambda self: self._profile is not None, _set_profiling, doc='Whether this loop times its events and callbacks')
 
 @patch
 def profile_stats(self: Loop) -> dict:
@@ -325,11 +330,16 @@ def _traced(self, cb, event: str, f: Callable) -> Callable:
     return traced
 
 # %% ../nbs/01_loop.ipynb #ea562cc3
-def _set_tracing(self, on: bool):
+@patch(as_prop=True)
+def tracing(self: Loop) -> bool:
+    "Whether this loop records which callback changed which attribute"
+    return self._trace is not None
+
+@patch(set_prop=True)
+def tracing(self: Loop, on: bool):
     log = [] if on else None
     for loop in self.loops(): loop._trace = log
     self._rebuild()
-Loop.tracing = property(lambda self: self._trace is not None, _set_tracing, doc='Whether this loop records which callback changed which attribute')
 
 @patch(as_prop=True)
 def trace_log(self: Loop) -> list:

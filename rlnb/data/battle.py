@@ -208,6 +208,7 @@ def _end(self: BattleCollector, i: int):
     if self.quota is not None and self.games[i] >= self.quota[i]: self.done[i] = True
     else: self._new_game(i)
 
+@patch
 def _answer(self: BattleCollector, e, p: str) -> tuple:
     "Negamax: the mover `p`'s reward, the next player's observation, terminated, truncated, right after `p`'s move"
     q = self.players[1 - self.players.index(p)]
@@ -215,8 +216,14 @@ def _answer(self: BattleCollector, e, p: str) -> tuple:
     if r != -rq: raise ValueError(f"negamax transitions need a zero-sum game, and after {p}'s move the rewards are {r} and {rq}: use negamax=False.")
     return r, e.observe(q), bool(e.terminations[p]), bool(e.truncations[p])
 
+@patch
+def close(self: BattleCollector):
+    "Close every game"
+    for e in self.envs: e.close()
+
 # %% ../../nbs/05h_data.battle.ipynb #0d8e96c6
-def _next(self: BattleCollector) -> Step:
+@patch
+def next(self: BattleCollector) -> Step:
     rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env, 0 learner's or 1 opponent's); moves due (env, player, obs)
     for i, e in enumerate(self.envs):
         while not self.done[i]:
@@ -246,9 +253,6 @@ def _next(self: BattleCollector) -> Step:
     o, m, r, o2, te, tr, i, who = zip(*rows)
     return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i),
                 info={'player': torch.tensor(who)} if self.opponent_learns else None)
-
-BattleCollector._answer, BattleCollector.next = _answer, _next
-BattleCollector.close = lambda self: [e.close() for e in self.envs] and None
 
 # %% ../../nbs/05h_data.battle.ipynb #9c998a73
 _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]

@@ -49,11 +49,13 @@ def add(self: EpisodeReplay,
     return self
 
 # %% ../../nbs/06e_memory.episode.ipynb #690b7a0d
+@patch
 def _slots(self: EpisodeReplay, first: int, offset, length: int) -> np.ndarray:
     "Slots `first + offset + 0..length-1`, wrapping: `[len(offset), length]`"
     return (first + np.asarray(offset)[..., None] + np.arange(length)) % self.capacity
 
 # %% ../../nbs/06e_memory.episode.ipynb #1213eb37
+@patch
 def _pick(self: EpisodeReplay, sample_range: slice | None) -> list:
     "The stored episodes that `sample_range` picks, oldest first"
     eps = list(self.episodes)
@@ -64,7 +66,8 @@ def _pick(self: EpisodeReplay, sample_range: slice | None) -> list:
     if not eps: raise ValueError('Cannot sample from an empty EpisodeReplay: add episodes first.' if not self.episodes else f'sample_range {sample_range} picks none of the {len(self)} stored episodes.')
     return eps
 
-def _sample(self: EpisodeReplay,
+@patch
+def sample(self: EpisodeReplay,
             length: int | None = None,             # steps per window (None: whole episodes)
             sample_range: slice | None = None,     # draw only among these stored episodes, oldest first
             bs: int | None = None):                # episodes or windows (default `self.bs`)
@@ -79,27 +82,26 @@ def _sample(self: EpisodeReplay,
     slots = np.stack([self._slots(eps[k][0], o, length) for k, o in zip(e, off)])
     return tree_map(lambda x: x.view(bs, length, *x.shape[1:]), self.storage.get(slots.reshape(-1)))
 
-EpisodeReplay._slots, EpisodeReplay._pick, EpisodeReplay.sample = _slots, _pick, _sample
-
 # %% ../../nbs/06e_memory.episode.ipynb #877410c2
-def _clear(self: EpisodeReplay):
+@patch
+def clear(self: EpisodeReplay):
     "Forget every stored episode (the memory stays allocated)"
     self.episodes.clear(); self.rows = 0
     if self.storage is not None: self.storage.clear()
     return self
 
-def _state_dict(self: EpisodeReplay) -> dict:
+@patch
+def state_dict(self: EpisodeReplay) -> dict:
     st = dict(capacity=self.capacity, episodes=list(self.episodes), rows=self.rows, n_added=self.n_added, rng=rng_state(self.rng), storage=None)
     if self.storage is not None: st['storage'] = dict(example=to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())   # slots 0..size-1: every stored episode lies there
     return st
 
 # %% ../../nbs/06e_memory.episode.ipynb #4cf945f7
-def _load_state_dict(self: EpisodeReplay, st: dict):
+@patch
+def load_state_dict(self: EpisodeReplay, st: dict):
     if st['capacity'] != self.capacity: raise ValueError(f"The saved EpisodeReplay holds {st['capacity']:,} transitions, this one {self.capacity:,}: make it with the saved capacity.")
     self.episodes, self.rows, self.n_added = deque(tuple(e) for e in st['episodes']), st['rows'], st['n_added']
     set_rng_state(self.rng, st['rng'])
     if st['storage'] is not None:
         s = st['storage']; self.storage = Storage(self.capacity, from_plain(s['example']), self.device).load_state_dict(s)
     return self
-
-EpisodeReplay.clear, EpisodeReplay.state_dict, EpisodeReplay.load_state_dict = _clear, _state_dict, _load_state_dict

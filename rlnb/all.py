@@ -28,6 +28,7 @@ from .data.ray_eval import *
 from .data.count import *
 from .data.info import *
 from .data.battle import *
+from .data.pixels import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import multiprocessing, os, signal, sys, threading, time
+import importlib.util, multiprocessing, os, signal, sys, threading, time
 from typing import Callable, Sequence
 from fastcore.basics import patch
 import numpy as np
@@ -48,10 +48,19 @@ def _quiet_mujoco(env_id):
         mujoco.set_mju_user_warning(_mujoco_warning)
 
 # %% ../../nbs/05_data.gym.ipynb #d9bd5dd6
-_PACKAGES = {'ALE': 'ale-py: `pip install ale-py`, then `import ale_py; gymnasium.register_envs(ale_py)`',
+_PACKAGES = {'ALE': 'the atari extra: `pip install "rlnb[atari]"`', 'MinAtar': 'the minatar extra: `pip install "rlnb[minatar]"`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
 
 _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
+
+def _register_installed() -> bool:
+    "Register the ids of ale-py and MinAtar where they are installed and not yet registered (their ids exist only then); whether any were"
+    new = False
+    if 'ALE/Pong-v5' not in gym.registry and importlib.util.find_spec('ale_py'):
+        import ale_py; gym.register_envs(ale_py); new = True
+    if 'MinAtar/Breakout-v1' not in gym.registry and importlib.util.find_spec('minatar'):
+        import minatar.gym; minatar.gym.register_envs(); new = True
+    return new
 
 # %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
@@ -69,6 +78,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
+    if env_id not in gym.registry: _register_installed()   # an Atari or MinAtar id, before its package was imported
     _quiet_mujoco(env_id)
     try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs, wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:

@@ -169,7 +169,7 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
                       ) -> RLLearner:
     "An `RLLearner` for the actor-critic that `parts` makes, on `run.env_id`'s Box actions"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)
     space = box_space(envs.single_action_space, type(cfg).__name__.removesuffix('Config'))   # before anything is built
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
     p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))

@@ -14,8 +14,8 @@ from .core import tree_leaves, tree_map
 from .agent import space_kind, policy_selector
 
 # %% auto #0
-__all__ = ['flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'NatureCNN', 'QNetwork', 'TwinQ',
-           'policy_io', 'ActorCritic', 'LSTMActorCritic']
+__all__ = ['NETS', 'flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'NatureCNN', 'MinAtarCNN',
+           'is_image', 'check_net', 'body', 'QNetwork', 'TwinQ', 'policy_io', 'ActorCritic', 'LSTMActorCritic']
 
 # %% ../nbs/07_nets.ipynb #b6a9370d
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -94,25 +94,68 @@ class NatureCNN(nn.Module):
                  obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
                  features: int = 512):       # outputs
         super().__init__()
-        c = obs_example.shape[1]
+        c, self.features = obs_example.shape[1], features
         self.convs = nn.Sequential(nn.Conv2d(c, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(), nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten())
         with torch.no_grad(): n = self.convs(torch.zeros(1, *obs_example.shape[1:])).shape[1]
         self.fc = nn.Sequential(nn.Linear(n, features), nn.ReLU())
     def forward(self, obs_BCHW) -> torch.Tensor: return self.fc(self.convs(obs_BCHW.float() / 255.))
 
+# %% ../nbs/07_nets.ipynb #9d9680e0
+class MinAtarCNN(nn.Module):
+    "Features `[B, features]` from MinAtar's 0/1 frames `[B, C, 10, 10]`: one ReLU convolution (16 filters 3×3), one ReLU linear layer (Young and Tian 2019)"
+    def __init__(self,
+                 obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
+                 features: int = 128):       # outputs
+        super().__init__()
+        c, self.features = obs_example.shape[1], features
+        self.convs = nn.Sequential(nn.Conv2d(c, 16, 3, 1), nn.ReLU(), nn.Flatten())
+        with torch.no_grad(): n = self.convs(torch.zeros(1, *obs_example.shape[1:])).shape[1]
+        self.fc = nn.Sequential(nn.Linear(n, features), nn.ReLU())
+    def forward(self, obs_BCHW) -> torch.Tensor: return self.fc(self.convs(obs_BCHW.float()))
+
+# %% ../nbs/07_nets.ipynb #052e5791
+NETS = {'nature_cnn': NatureCNN, 'minatar': MinAtarCNN}   # the image bodies by name; 'mlp' is `mlp` over `flatten_obs`
+
+def is_image(obs_example) -> bool:
+    "Whether a batch of observations is of images: one uint8 tensor `[B, C, H, W]`"
+    return isinstance(obs_example, torch.Tensor) and obs_example.dim() == 4 and obs_example.dtype == torch.uint8
+
+def check_net(net: str,                             # 'mlp', 'nature_cnn' or 'minatar'
+              obs_example):                         # a batch of the observations it will read
+    "Refuse a body that does not fit the observations, naming one that does"
+    if net != 'mlp' and net not in NETS: raise ValueError(f"net must be 'mlp', {', '.join(map(repr, NETS))}, got {net!r}.")
+    shape = tuple(obs_example.shape[1:]) if isinstance(obs_example, torch.Tensor) else 'a tree of arrays'
+    if net == 'mlp' and is_image(obs_example):
+        raise ValueError(f"net='mlp' flattens observations, and these are images {shape} (uint8 [C, H, W]): use net='nature_cnn' (Atari) or net='minatar' (MinAtar).")
+    if net != 'mlp' and not is_image(obs_example):
+        raise ValueError(f"net={net!r} reads images (uint8 [C, H, W]), and these observations are {shape}: use net='mlp'.")
+
+# %% ../nbs/07_nets.ipynb #73429879
+def body(net: str,                             # 'mlp', 'nature_cnn' or 'minatar'
+         obs_example,                          # a batch of observations, for the sizes
+         hidden=(256, 256),                    # hidden layer sizes of an MLP body (the CNNs have their own)
+         act=nn.ReLU                           # activation after each layer of an MLP body
+        ) -> tuple:
+    "`(module, features)`: the body `net` names, checked against the observations; an MLP body reads `flatten_obs(obs)`, a CNN the frames as they are"
+    check_net(net, obs_example)
+    if net == 'mlp': return mlp([flatten_obs(obs_example).shape[1], *hidden], act), hidden[-1]
+    m = NETS[net](obs_example)
+    return m, m.features
+
 # %% ../nbs/07_nets.ipynb #2b0d3acf
 class QNetwork(nn.Module):
-    "Q-values `[B, A]` from observations: an MLP body over the flattened observation, then a `head`"
+    "Q-values `[B, A]` from observations: a body (an MLP over the flattened observation, or a CNN over frames), then a `head`"
     def __init__(self,
-                 obs_example,              # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,              # a batch of observations `[B, O...]` (or a tree of them), for the sizes
                  n_actions: int,           # outputs: one Q-value per action
-                 hidden=(256, 256),        # hidden layer sizes of the body
-                 head=None):               # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
+                 hidden=(256, 256),        # hidden layer sizes of an MLP body
+                 head=None,                # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
+                 net: str = 'mlp'):        # the body: 'mlp', 'nature_cnn' or 'minatar' (`body`)
         super().__init__()
-        in_dim = flatten_obs(obs_example).shape[1]
-        self.body = mlp([in_dim, *hidden])
-        self.head = (head or nn.Linear)(hidden[-1], n_actions)
-    def forward(self, obs) -> torch.Tensor: return self.head(self.body(flatten_obs(obs)))
+        self.body, n = body(net, obs_example, hidden)
+        self.flat = net == 'mlp'
+        self.head = (head or nn.Linear)(n, n_actions)
+    def forward(self, obs) -> torch.Tensor: return self.head(self.body(flatten_obs(obs) if self.flat else obs))
 
 # %% ../nbs/07_nets.ipynb #5086a2bf
 class TwinQ(nn.Module):
@@ -147,27 +190,32 @@ def policy_io(obs_example,                         # a batch of observations `[B
 
 # %% ../nbs/07_nets.ipynb #d0a6cbc7
 class ActorCritic(nn.Module):
-    "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk"
+    "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk (an MLP or a CNN)"
     def __init__(self,
-                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the sizes
                  action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
-                 hidden=(64, 64),            # hidden layer sizes of the actor and of the critic
-                 shared: bool = False,       # one trunk for both heads instead of two MLPs
-                 act=nn.Tanh,                # activation after each hidden layer
+                 hidden=(64, 64),            # hidden layer sizes of the actor and of the critic (MLP bodies)
+                 shared: bool = False,       # one trunk for both heads instead of two
+                 act=nn.Tanh,                # activation after each hidden layer of an MLP
                  log_std_init: float = 0.,   # initial log-std of the Gaussian head
-                 obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
+                 obs_norm: bool = False,     # standardise inputs with an `ObsNormalizer`
+                 net: str = 'mlp'):          # the body: 'mlp', 'nature_cnn' or 'minatar' (`body`)
         super().__init__()
+        if net != 'mlp' and (not shared or obs_norm): raise ValueError(f"net={net!r} is one trunk for the policy and the value, over raw frames: set shared=True and obs_norm=False.")
         in_dim, self.discrete, n_out, self.norm = policy_io(obs_example, action_space, obs_norm)
-        self.actor = mlp([in_dim, *hidden], act)
+        self.flat = net == 'mlp'
+        self.actor, h = body(net, obs_example, hidden, act)
         self.critic = None if shared else mlp([in_dim, *hidden], act)
-        for m in [*self.actor, *(self.critic or [])]:
-            if isinstance(m, nn.Linear): layer_init(m, math.sqrt(2))
-        self.pi, self.v = layer_init(nn.Linear(hidden[-1], n_out), 0.01), layer_init(nn.Linear(hidden[-1], 1), 1.)
+        for m in [*self.actor.modules(), *(self.critic or [])]:
+            if isinstance(m, (nn.Linear, nn.Conv2d)): layer_init(m, math.sqrt(2))
+        self.pi, self.v = layer_init(nn.Linear(h, n_out), 0.01), layer_init(nn.Linear(h, 1), 1.)
         self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
 
 # %% ../nbs/07_nets.ipynb #6869f104
 @patch
-def _features(self: ActorCritic, obs): return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
+def _features(self: ActorCritic, obs):
+    if not self.flat: return obs   # frames go to the CNN as they are
+    return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
 
 @patch
 def _head(self: ActorCritic, h_BH) -> dict:

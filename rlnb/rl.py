@@ -14,12 +14,13 @@ from typing import Any, Callable, NamedTuple
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Seeder, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
+from .core import Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
+from .data.pixels import pixel_envs, check_preprocess
 from .data.collector import Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
@@ -52,12 +53,13 @@ class RunConfig:
     runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
     eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
+    preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
-                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL,
+                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
         if self.runners and self.n_envs % self.runners:
             raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
@@ -252,10 +254,15 @@ def learner(self: RunConfig,
 def run_envs(env_id: str,                          # a registered gymnasium id
              n_envs: int,                          # envs side by side
              envs=None,                            # a vector env to use instead of making one
-             runners: int = 0):                    # the run's runners: if any, they make the envs, and one env here gives the spaces
-    "`envs` (or `n_envs` new envs of `env_id`) with observations a network can read"
+             runners: int = 0,                     # the run's runners: if any, they make the envs, and one env here gives the spaces
+             preprocess: str | None = None,        # the config's preprocessing: 'atari' or 'minatar' (`pixel_envs`), or None
+             train: bool = True):                  # training envs, or evaluation envs (Atari: whole games, game scores)
+    "`envs` (or `n_envs` new envs of `env_id`, preprocessed as `preprocess` says) with observations a network can read"
     if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
-    return observation_envs(envs if envs is not None else make_envs(env_id, 1 if runners else n_envs))
+    if envs is not None: return observation_envs(envs)
+    check_preprocess(env_id, preprocess)   # an Atari game without its preprocessing, or the reverse: refused by name
+    n = 1 if runners else n_envs
+    return observation_envs(pixel_envs(env_id, n, preprocess, train) if preprocess else make_envs(env_id, n))
 
 def seeded_init(seed: int,                            # the run's weight seed
                 build: Callable):                     # makes the networks (and anything else whose init draws from torch)
@@ -273,8 +280,8 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
     "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `cfg.eval_runner`)"
     if cfg.eval_runner:
         if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: drop eval_envs=, or evaluate in this process.')
-        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
-    return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
+        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs, preprocess=cfg.preprocess, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
+    return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs, preprocess=cfg.preprocess, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)
 
 # %% ../nbs/07a_rl.ipynb #5d615478
@@ -289,9 +296,9 @@ def runner_agent(agent: Agent,                        # the run's agent
     return a
 
 # %% ../nbs/07a_rl.ipynb #99fc0983
-def _runner_node(env_id, n, agent, build, seed, r):
-    "What runner `r` of a run collects with: `build` on its own `n` envs, seeded after the envs of the runners before it"
-    return build(run_envs(env_id, n), runner_agent(agent, r), (seed + r * n) % 2**31)
+def _runner_node(env_id, n, agent, build, seed, r, preprocess=None):
+    "What runner `r` of a run collects with: `build` on its own `n` envs (preprocessed as the run's), seeded after the envs of the runners before it"
+    return build(run_envs(env_id, n, preprocess=preprocess), runner_agent(agent, r), (seed + r * n) % 2**31)
 
 def collection(cfg: RunConfig,                       # the run's config (`runners`, `async_runners`, ...)
                env_id: str,                          # a registered gymnasium id
@@ -305,7 +312,7 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
         node = build(envs, agent, seed)
         return node, source_collector(node)
     envs.close()
-    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
+    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, preprocess=cfg.preprocess), cfg.runners, agent.model, cfg.n_envs,
                        mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
                        max_staleness=cfg.max_staleness, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

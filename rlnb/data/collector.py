@@ -218,17 +218,27 @@ def find_collector(loop: Loop                            # a learner (a loop wit
 
 # %% ../../nbs/05_data.collector.ipynb #8e1e857e
 class EpisodeLogger(Callback):
-    "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`"
+    "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`; and `game_score`, `game_length` where the env reports whole games"
     order = -5
     def on_episode_end(self):
         col = find_collector(self.learn)
         f, m = col.finished, self.learn.metrics
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
+        info = col.last_info
+        if isinstance(info, dict) and 'episode' in info: self._games(info, f['env'].tolist())
 
     def on_env_restart(self):
         col = find_collector(self.learn)
         self.learn.metrics.log('env_restarts', col.restarts, col.env_step)
+
+# %% ../../nbs/05_data.collector.ipynb #6fd7eda2
+@patch
+def _games(self: EpisodeLogger, info: dict, envs: list):
+    "Log the games that ended with the episodes of `envs`: gymnasium's `RecordEpisodeStatistics` under the preprocessing sees whole games (all lives, the game's own points)"
+    col, m, games, ended = find_collector(self.learn), self.learn.metrics, info['episode'], info['_episode']
+    for e in envs:
+        if ended[e]: m.log('game_score', float(games['r'][e]), col.env_step); m.log('game_length', int(games['l'][e]), col.env_step)
 
 # %% ../../nbs/05_data.collector.ipynb #abd4f628
 @patch

@@ -14,18 +14,21 @@ from .gym import EnvError, make_envs
 
 # %% auto #0
 __all__ = ['PREPROCESS', 'register_envs', 'NoopReset', 'MaxAndSkip', 'EpisodicLife', 'FireReset', 'WarpFrame', 'WholeGames',
-           'atari_env', 'minatar_env', 'pixel_envs']
+           'atari_env', 'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
 
 # %% ../../nbs/05k_data.pixels.ipynb #33fe6834
+_PROBE = {'atari': 'ALE/Pong-v5', 'minatar': 'MinAtar/Breakout-v1'}   # an id each family registers
+
 def register_envs(family: str                   # 'atari' (ale-py's ids) or 'minatar'
                  ):
-    "Register the gymnasium ids of `family`'s games, or say which extra to install"
+    "Register the gymnasium ids of `family`'s games (once), or say which extra to install"
+    if family not in _PROBE: raise ValueError(f"register_envs knows 'atari' and 'minatar', not {family!r}.")
+    if _PROBE[family] in gym.registry: return
     try:
         if family == 'atari':
             import ale_py; gym.register_envs(ale_py)
-        elif family == 'minatar':
+        else:
             import minatar.gym; minatar.gym.register_envs()
-        else: raise ValueError(f"register_envs knows 'atari' and 'minatar', not {family!r}.")
     except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" ({e}).') from e
 
 # %% ../../nbs/05k_data.pixels.ipynb #8db39493
@@ -172,3 +175,23 @@ def pixel_envs(env_id: str,                    # a game of the family `preproces
     register_envs(preprocess)   # here too: a missing extra is named before any worker starts
     if mode is None: mode = 'async' if preprocess == 'atari' and n_envs >= 2 else 'sync'
     return make_envs([partial(PREPROCESS[preprocess], env_id, train)] * n_envs, mode=mode)
+
+# %% ../../nbs/05k_data.pixels.ipynb #cff0ee50
+def env_family(env_id: str                       # a gymnasium id
+              ) -> str | None:
+    "'atari' for an ALE game, 'minatar' for a MinAtar one, None for anything else (or an id no installed package registers)"
+    for fam in PREPROCESS if env_id not in gym.registry else ():   # its package may not be imported yet
+        try: register_envs(fam)
+        except EnvError: pass   # not installed: then the id is not one of its games here
+    try: entry = str(gym.spec(env_id).entry_point)
+    except gym.error.Error: return None
+    return 'atari' if entry.startswith('ale_py') else 'minatar' if entry.startswith('minatar') else None
+
+def check_preprocess(env_id: str,                # the run's env
+                     preprocess: str | None):    # the config's preprocessing
+    "Refuse a preprocessing that does not fit the game's family, naming the one that does"
+    fam = env_family(env_id)
+    if fam == preprocess: return
+    if preprocess is None: raise ValueError(f"{env_id} is {'an Atari' if fam == 'atari' else 'a MinAtar'} game: its frames need preprocess={fam!r} and a CNN (net={'nature_cnn' if fam == 'atari' else 'minatar'!r}).")
+    raise ValueError(f"preprocess={preprocess!r} is for {'Atari' if preprocess == 'atari' else 'MinAtar'} games, and {env_id} is {'not one' if fam is None else f'a {fam} game'}: "
+                     f"use preprocess={fam!r}.")

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from ...core import Step
 from ...memory.experience_replay import ReplayBatch
-from ...nets import mlp, flatten_obs
+from ...nets import flatten_obs, body
 
 # %% auto #0
 __all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss']
@@ -24,16 +24,18 @@ class CategoricalQNetwork(nn.Module):
                  hidden=(256, 256),        # hidden layer sizes of the body
                  n_atoms: int = 51,        # atoms of the support
                  v_min: float = 0.,        # lowest return of the support
-                 v_max: float = 100.):     # highest return of the support
+                 v_max: float = 100.,      # highest return of the support
+                 net: str = 'mlp'):        # the body: 'mlp', 'nature_cnn' or 'minatar' (`rlnb.nets.body`)
         super().__init__()
         if n_atoms < 2 or v_min >= v_max: raise ValueError(f'Need n_atoms >= 2 and v_min < v_max, got {n_atoms}, {v_min}, {v_max}.')
         self.n_actions, self.n_atoms = n_actions, n_atoms
-        self.body = mlp([flatten_obs(obs_example).shape[1], *hidden])
-        self.head = nn.Linear(hidden[-1], n_actions * n_atoms)
+        self.body, n = body(net, obs_example, hidden)
+        self.flat = net == 'mlp'
+        self.head = nn.Linear(n, n_actions * n_atoms)
         self.register_buffer('support', torch.linspace(v_min, v_max, n_atoms))
 
     def forward(self, obs) -> dict:
-        logits_BAZ = self.head(self.body(flatten_obs(obs))).view(-1, self.n_actions, self.n_atoms)
+        logits_BAZ = self.head(self.body(flatten_obs(obs) if self.flat else obs)).view(-1, self.n_actions, self.n_atoms)
         return {'q': (logits_BAZ.softmax(-1) * self.support).sum(-1), 'logits': logits_BAZ}
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #c13aae82

@@ -111,7 +111,8 @@ class DQNConfig(OffPolicyConfig):
     eps_start: float = 1.0        # initial exploration rate
     eps_end: float = 0.04         # final exploration rate
     eps_fraction: float = 0.16    # fraction of the run over which ε decays linearly
-    hidden: tuple = (256, 256)    # hidden layer sizes of the Q-network
+    hidden: tuple = (256, 256)    # hidden layer sizes of the Q-network's MLP body
+    net: str = 'mlp'              # the Q-network's body: 'mlp' (over `hidden`), 'nature_cnn' (Atari) or 'minatar' (`rlnb.nets.body`)
     loss: str = 'huber'           # 'huber' or 'mse' (the categorical head has its own cross-entropy)
     grad_clip: float | None = 10. # max gradient norm (None: no clipping)
     max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
@@ -130,7 +131,7 @@ def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
     check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms'), POSITIVE_INT),
                  **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=FRACTION,
-                 hidden=LAYERS, loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
+                 hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'), loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
                  prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
                  target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical'),
                  v_min=FINITE, v_max=FINITE)
@@ -141,7 +142,7 @@ def __post_init__(self: DQNConfig):
     if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
 
 _NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
-              per_eps=('prioritized', True), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'))
+              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'))
 
 @patch
 def unused(self: DQNConfig,
@@ -151,13 +152,13 @@ def unused(self: DQNConfig,
     return OffPolicyConfig.unused(self, names) + [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
-def q_network(cfg: DQNConfig,                       # the config (`head`, `hidden`, the support)
+def q_network(cfg: DQNConfig,                       # the config (`head`, `net`, `hidden`, the support)
               obs_example,                          # a batch of observations, for the input size
               n_actions: int                        # one output per action
              ) -> nn.Module:
     "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, or `CategoricalQNetwork`"
-    if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max)
-    return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None)
+    if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max, net=cfg.net)
+    return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None, net=cfg.net)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
 def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
@@ -191,7 +192,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
     if cfg.max_restarts and run.envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
@@ -203,7 +204,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     agent = Agent(net, sel, space)
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n = envs.num_envs
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n), max_restarts=cfg.max_restarts)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, preprocess=cfg.preprocess), max_restarts=cfg.max_restarts)
         return col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())

@@ -199,7 +199,7 @@ class ObsNormCallback(Callback):
 def build(self: DRQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DRQN with this config, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, preprocess=cfg.preprocess)
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), torch.as_tensor(envs.single_observation_space.sample()[None])

@@ -269,7 +269,8 @@ class PGConfig(RunConfig):
     ent_coef: float = 0.          # weight of the entropy bonus
     norm_adv: bool = True         # standardise advantages (per minibatch)
     grad_clip: float | None = 0.5 # max gradient norm (None: no clipping)
-    hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic
+    hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic (MLP bodies)
+    net: str = 'mlp'              # the body: 'mlp' (over `hidden`), or 'nature_cnn' (Atari) / 'minatar', shared by policy and value (`rlnb.nets.body`)
     shared: bool = False          # one trunk for actor and critic
     log_std_init: float = 0.      # initial log-std of a Gaussian policy
     obs_norm: bool = False        # standardise observations with running statistics
@@ -282,11 +283,12 @@ class PGConfig(RunConfig):
     def __post_init__(self):
         RunConfig.__post_init__(self)
         check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'), gamma=UNIT, vf_coef=NON_NEGATIVE,
-                     ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE)
+                     ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
+                     net=one_of('mlp', 'nature_cnn', 'minatar'))
 
     def network(self, obs_example, space) -> nn.Module:
         "The actor-critic this config trains: an `ActorCritic` (a recurrent config returns its own)"
-        return ActorCritic(obs_example, space, self.hidden, self.shared, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
+        return ActorCritic(obs_example, space, self.hidden, self.shared, log_std_init=self.log_std_init, obs_norm=self.obs_norm, net=self.net)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #a0ff31c4
 def pg_learner(cfg: PGConfig,                         # the run's config: rollouts, network (`cfg.network`), minibatches (`cfg.batches`)
@@ -298,7 +300,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
               ) -> RLLearner:
     "An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])

@@ -116,7 +116,8 @@ class MinAtarCNN(nn.Module):
 # %% ../nbs/07_nets.ipynb #052e5791
 NETS = {'nature_cnn': NatureCNN, 'minatar': MinAtarCNN}   # the image bodies by name; 'mlp' is `mlp` over `flatten_obs`
 
-def is_image(obs_example) -> bool:
+def is_image(obs_example                            # a batch of observations (a tensor or a tree)
+            ) -> bool:
     "Whether a batch of observations is of images: one uint8 tensor `[B, C, H, W]`"
     return isinstance(obs_example, torch.Tensor) and obs_example.dim() == 4 and obs_example.dtype == torch.uint8
 

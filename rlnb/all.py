@@ -34,6 +34,7 @@ from .memory.experience_replay import *
 from .memory.sequence import *
 from .memory.monitor import *
 from .memory.episode import *
+from .memory.frames import *
 from .nets import *
 
 # %% ../nbs/99_all.ipynb #d369f60a

@@ -187,6 +187,7 @@ def env_family(env_id: str                       # a gymnasium id
     except gym.error.Error: return None
     return 'atari' if entry.startswith('ale_py') else 'minatar' if entry.startswith('minatar') else None
 
+# %% ../../nbs/05k_data.pixels.ipynb #7b4ec7c5
 def check_preprocess(env_id: str,                # the run's env
                      preprocess: str | None):    # the config's preprocessing
     "Refuse a preprocessing that does not fit the game's family, naming the one that does"

@@ -36,18 +36,20 @@ class UniformSampler:
 @patch
 def sample(self: UniformSampler,
            size: int,                            # slots stored
-           bs: int):                             # slots to draw
-    "`(idx [bs], None)`: slots in `[0, size)`"
+           bs: int,                              # slots to draw
+           valid=None):                          # bool `[size]`: the slots that may be drawn (None: all)
+    "`(idx [bs], None)`: slots in `[0, size)`, only `valid` ones if given"
     if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
-    if self.replacement: return self.draws.integers(size, bs), None
-    if bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
-    if 2 * bs > size: self.draws.settle(); return self.rng.choice(size, bs, replace=False), None
+    if self.replacement and valid is None: return self.draws.integers(size, bs), None
+    if not self.replacement and bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
+    if 2 * bs > size and not self.replacement: self.draws.settle(); return self.rng.choice(size if valid is None else np.flatnonzero(valid), bs, replace=False), None
     if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
     if len(self._ar) != bs: self._ar = np.arange(bs)
     idx, ar, s = self.draws.integers(size, bs), self._ar, self._scratch
     while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
         s[idx] = ar
-        dup = s[idx] != ar
+        dup = s[idx] != ar if not self.replacement else np.zeros(bs, bool)
+        if valid is not None: dup |= ~valid[idx]   # a slot that may not be drawn is drawn again, like a repeat
         n_dup = np.count_nonzero(dup)
         if not n_dup: return idx, None
         idx[dup] = self.draws.integers(size, n_dup)
@@ -137,8 +139,17 @@ class PrioritizedSampler:
                  start: int,                           # the first slot written
                  n: int):                              # slots written
         "New transitions (slots `start`..`start+n-1`, wrapping) get the highest priority seen so far"
-        idx = (start + np.arange(n)) % self.tree_capacity
-        self.tree.update(idx, np.full(n, self.max_priority ** self.alpha))
+        self.admit((start + np.arange(n)) % self.tree_capacity)
+
+    def admit(self,
+              idx):                                  # slots
+        "Slots `idx` may be drawn from now on, at the highest priority seen so far"
+        self.tree.update(idx, np.full(len(idx), self.max_priority ** self.alpha))
+
+    def exclude(self,
+                idx):                                # slots
+        "Slots `idx` are not drawn any more (priority 0): a frame replay's transitions whose frames were overwritten"
+        self.tree.update(idx, np.zeros(len(idx)))
 
 # %% ../../nbs/06a_memory.samplers.ipynb #d617eae8
 @patch

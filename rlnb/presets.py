@@ -10,6 +10,7 @@ import difflib
 from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError
 from .runs import check_seed
+from .data.pixels import env_family
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig
 from .agents.dqn.recurrent import DRQNConfig
@@ -23,7 +24,7 @@ from .agents.selfplay import SelfPlayConfig
 
 # %% auto #0
 __all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'MAX_SIZE', 'with_changes', 'check_effective', 'Preset', 'get_preset',
-           'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
+           'check_fits', 'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 def with_changes(cfg: RunConfig,                       # the config to start from
@@ -65,6 +66,7 @@ class Preset:
         "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
         cfg = with_changes(self.cfg, changes, self.algo)
         check_effective(cfg, changes, self.algo)
+        check_fits(replace(self, cfg=cfg))
         return cfg.learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
@@ -77,6 +79,21 @@ _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learni
                           eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
 _MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)   # rl-baselines3-zoo's (evaluation: ours)
 
+# %% ../nbs/19b_presets.ipynb #71e3a7fb
+# Atari: rl-baselines3-zoo's settings (dqn.yml, ppo.yml: 'atari'), which CleanRL's dqn_atari.py and ppo_atari.py share but for DQN's buffer (1M there) and PPO's clip range (constant there)
+_DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=100_000, train_every=4, updates=1,
+                       target_update='hard', target_every=250, eps_start=1., eps_end=0.01, eps_fraction=0.1, loss='huber', grad_clip=10.,
+                       net='nature_cnn', preprocess='atari', eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)   # a target copy every 1,000 env steps
+_PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear', gamma=0.99, gae_lambda=0.95,
+                       clip=0.1, clip_schedule='linear', vf_coef=0.5, ent_coef=0.01, grad_clip=0.5, net='nature_cnn', shared=True, preprocess='atari',
+                       eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
+# MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1 over 100k steps, lr 2.5e-4; Adam for its RMSprop)
+_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000, train_every=1, updates=1,
+                         target_update='hard', target_every=1_000, eps_start=1., eps_end=0.1, eps_fraction=0.02, loss='huber', grad_clip=None,
+                         net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+_PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)   # Atari's PPO on MinAtar's network
+
+# %% ../nbs/19b_presets.ipynb #94405ff9
 PRESETS = {p.algo: p for p in [
     Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, loss='mse', lr=2e-3), 'DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
@@ -93,6 +110,10 @@ PRESETS = {p.algo: p for p in [
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
     Preset('td3', 'Pendulum-v1', _PENDULUM_TD3, 'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, learning from 200 steps'),
     Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(), 'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
+    Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI, 'DQN on Atari frames: Nature CNN, frame replay; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
+    Preset('ppo_atari', 'BreakoutNoFrameskip-v4', _PPO_ATARI, 'PPO on Atari frames: shared Nature CNN, 8 envs; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
+    Preset('dqn_minatar', 'MinAtar/Breakout-v1', _DQN_MINATAR, 'DQN on MinAtar with the paper\'s network and settings (Young and Tian 2019; pip install "rlnb[minatar]")'),
+    Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings on the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
@@ -120,6 +141,20 @@ def _reward_threshold(env: str) -> float | None:
     import gymnasium as gym
     try: return gym.spec(env).reward_threshold
     except gym.error.Error: return None
+
+# %% ../nbs/19b_presets.ipynb #b425c89f
+def check_fits(p: Preset):                           # the preset a run would train
+    "Refuse a preset whose preprocessing does not fit its env (an MLP on Atari frames, the Atari pipeline on CartPole), in one line naming the preset that does"
+    fam, pre = env_family(p.env), p.cfg.preprocess
+    if fam == pre: return
+    fit = [a for a, q in PRESETS.items() if q.cfg.preprocess == fam]
+    same = [a for a in fit if type(PRESETS[a].cfg) is type(p.cfg)]
+    base = p.algo.split('_')[0]
+    best = next((a for a in same if a == base), next((a for a in same if a.split('_')[0] == base), same[0] if same else ' or '.join(fit)))
+    kind = {'atari': 'an Atari game', 'minatar': 'a MinAtar game', None: 'not a game of frames'}[fam]
+    reads = 'reads vector observations' if pre is None else f'preprocesses {pre} frames for a CNN'
+    use = f'set preprocess={fam!r}' if best == p.algo else f"use {best}{f' (rlnb train {best} --env {p.env})' if ' ' not in best else ''}"
+    raise ValueError(f"{p.algo} {reads}, and {p.env} is {kind}: {use}.")
 
 # %% ../nbs/19b_presets.ipynb #3e53d0ef
 def run_meta(p: Preset,                            # the preset the run trains

@@ -15,7 +15,8 @@ import torchdata.nodes as tn
 import rlnb
 from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .data.gym import make_envs, observation_envs, EnvError
+from .data.gym import EnvError
+from .rl import run_envs
 from .data.fleet import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
@@ -23,7 +24,7 @@ from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_re
 from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
-from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, run_meta, preset_of, parse_settings
+from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'Terminated', 'main']
@@ -121,6 +122,7 @@ def _refuse_video(cfg, env: str, video):
     "Videos are recorded from gymnasium envs: a board game's run refuses them"
     if video and isinstance(cfg, SelfPlayConfig):
         raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
+    if video and cfg.preprocess: raise ValueError(f"Videos are recorded from the env as registered, and this agent reads {cfg.preprocess}-preprocessed frames: drop --video/--gif (not supported yet for pixel runs).")
 
 # %% ../nbs/20_train.ipynb #1c5aac13
 _FLAGS = dict(total_steps='--steps', n_envs='--n-envs', device='--device', runners='--runners', async_runners='--async')
@@ -172,8 +174,8 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video)
-    out = Path(out or f'runs/{p.algo}-{p.env}-s{seed}')
+    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video); check_fits(p)
+    out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # MinAtar/Breakout-v1: one directory
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
@@ -308,7 +310,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
         _refuse_video(learn.cfg, meta['env'], video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent)
         if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
-        envs = observation_envs(make_envs(meta['env'], min(10, episodes)))
+        envs = run_envs(meta['env'], min(10, episodes), preprocess=learn.cfg.preprocess, train=False)   # Atari: whole games, game scores
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)

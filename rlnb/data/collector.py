@@ -225,7 +225,7 @@ class EpisodeLogger(Callback):
         f, m = col.finished, self.learn.metrics
         for r, n in zip(f['ret'].tolist(), f['len'].tolist()):
             m.log('episode_return', r, col.env_step); m.log('episode_length', n, col.env_step)
-        info = col.last_info
+        info = getattr(col, 'last_info', None)   # a battle collector keeps none
         if isinstance(info, dict) and 'episode' in info: self._games(info, f['env'].tolist())
 
     def on_env_restart(self):

@@ -28,7 +28,8 @@ class FrameReplay:
                  gamma: float = 0.99,          # discount of the n-step returns
                  padding: str = 'zero',        # what stands before an episode's first frame: 'zero' frames or its first frame 'repeat'ed (as the env's frame stack pads)
                  device='cpu',                 # where sampled batches go
-                 seed: int = 0):               # seeds the default sampler
+                 seed: int = 0,                # seeds the default sampler
+                 example: Step | None = None): # a Step like those to come: the ring is allocated now rather than at the first add
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
         if not isinstance(n_step, int) or n_step < 1: raise ValueError(f'n_step must be a positive integer, got {n_step!r}.')
         if padding not in ('zero', 'repeat'): raise ValueError(f"padding must be 'zero' or 'repeat', got {padding!r}.")
@@ -38,6 +39,7 @@ class FrameReplay:
         self.frames = None   # allocated from the first batch
         self.n_written = self.n_added = self.n_ok = 0
         self.last = np.full(0, -1, np.int64)   # per env: the write number of its newest frame in an episode still going (-1: none)
+        if example is not None: self._allocate(example.obs, example.action)
 
     def __len__(self) -> int: return min(self.n_written, self.capacity)
     def __repr__(self): return f'FrameReplay(capacity={self.capacity:,}, {len(self):,} frames, {self.n_ok:,} transitions to sample, bs={self.bs})'

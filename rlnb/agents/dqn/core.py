@@ -20,6 +20,7 @@ from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedul
 from ...data.collector import example_step, TransitionCollector
 from ...data.nstep import NStepReturns
 from ...memory.experience_replay import ExperienceReplay, ReplayBatch
+from ...memory.frames import FrameReplay
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
 from ...nets import QNetwork
@@ -139,6 +140,8 @@ def __post_init__(self: DQNConfig):
     if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
     if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
     if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
+    if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.runners):
+        raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and collects in this process: drop replay_monitor, max_use, max_age and runners.")
     if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
 
 _NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
@@ -181,8 +184,10 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
                envs,                                  # the run's envs: their spaces shape the storage
                seed: int                              # seeds the sampler
               ) -> tuple:
-    "`(replay, callbacks)`: the run's `ExperienceReplay`, allocated now (a buffer that cannot fit fails here), by priority where `cfg` asks, and its monitor's callbacks"
+    "`(replay, callbacks)`: the run's replay, allocated now (a buffer that cannot fit fails here), by priority where `cfg` asks, and its monitor's callbacks; Atari's stacked frames go to a `FrameReplay` (each frame once, n-step returns when sampling)"
     sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seed) if cfg.prioritized else None
+    if cfg.preprocess == 'atari':
+        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.device, seed=seed, example=example_step(envs)), []
     example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
     return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seed, monitor=m, example=example))
 
@@ -205,7 +210,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n = envs.num_envs
         col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, preprocess=cfg.preprocess), max_restarts=cfg.max_restarts)
-        return col if cfg.n_step == 1 else NStepReturns(col, cfg.n_step, cfg.gamma, n)
+        return col if cfg.n_step == 1 or cfg.preprocess == 'atari' else NStepReturns(col, cfg.n_step, cfg.gamma, n)   # a frame replay sums n-step returns itself
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)

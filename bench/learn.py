@@ -9,6 +9,14 @@ parallel worker processes (one torch thread each). Ends with one JSON line: a li
                           [--set '{"lr": 1e-3}']   # override preset hyperparameters (for tuning)
     python bench/learn.py --algos ppo --env Pendulum-v1 --seeds 5   # the tuned Pendulum preset (threshold -300, 200k steps)
     python bench/learn.py --algos ppo --seeds 5 --workers 1 --set '{"runners": 2}'   # collecting in 2 Ray runners
+
+With --vs-sb3, each seed trains the preset for its whole budget and SB3 with the same settings, network and envs (rlnb's
+preprocessing, wrapped in SB3's DummyVecEnv), both evaluated by rlnb's `evaluate` on the same evaluation envs (Atari: whole
+games, game scores) every eval_every env steps and at the end: 20 greedy episodes seeded 10,000. A uniformly random agent
+is evaluated the same way. Rows per algorithm and env: every seed's final score for both, their medians, and the curves;
+--save FILE writes the JSON there (bench/results/).
+
+    python bench/learn.py --vs-sb3 --algos ppo_minatar --env MinAtar/Breakout-v1 --seeds 3 --steps 500000 --save bench/results/ppo_minatar_breakout.json
 """
 import argparse, json, statistics, time
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +31,95 @@ def run_one(algo, env, seed, overrides):
         ev = learn.evaluator
         return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'))
 
+class SB3Agent:
+    "An SB3 model as an rlnb agent, for rlnb's `evaluate`"
+    def __init__(self, model): self.model = model
+    def act(self, obs, deterministic=True):
+        import torch
+        return torch.as_tensor(self.model.predict(obs.numpy(), deterministic=deterministic)[0]), {}
+
+def sb3_model(p, cfg, env, seed):
+    "SB3's DQN or PPO with the settings of `cfg`, on rlnb's preprocessed envs, with rlnb's body as its features extractor"
+    import torch
+    from stable_baselines3 import DQN, PPO
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from stable_baselines3.common.env_util import make_vec_env
+    from rlnb.data.pixels import PREPROCESS
+    from rlnb.nets import NETS
+    class Body(BaseFeaturesExtractor):   # the same network as rlnb's: Nature CNN or MinAtar's
+        def __init__(self, space):
+            net = NETS[cfg.net](torch.zeros(1, *space.shape, dtype=torch.uint8))
+            super().__init__(space, net.features); self.net = net
+        def forward(self, x): return self.net(x)
+    n = getattr(cfg, 'n_envs', 1)
+    venv = make_vec_env(lambda: PREPROCESS[cfg.preprocess](env), n_envs=n, seed=seed)
+    kw = dict(policy_kwargs=dict(features_extractor_class=Body, normalize_images=False), seed=seed, device='cpu', verbose=0)
+    if type(cfg).__name__ == 'DQNConfig':
+        kw['policy_kwargs']['net_arch'] = []
+        return DQN('MlpPolicy', venv, learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, gamma=cfg.gamma,
+                   train_freq=cfg.train_every, gradient_steps=cfg.updates, target_update_interval=cfg.target_every * cfg.train_every // cfg.updates,
+                   exploration_fraction=cfg.eps_fraction, exploration_initial_eps=cfg.eps_start, exploration_final_eps=cfg.eps_end,
+                   max_grad_norm=cfg.grad_clip or 1e9, **kw)
+    lin = lambda x: (lambda f: f * x)
+    kw['policy_kwargs']['net_arch'] = dict(pi=[], vf=[])
+    return PPO('MlpPolicy', venv, learning_rate=lin(cfg.lr) if cfg.lr_schedule == 'linear' else cfg.lr, n_steps=cfg.n_steps, batch_size=cfg.bs, n_epochs=cfg.n_epochs,
+               gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clip) if cfg.clip_schedule == 'linear' else cfg.clip, ent_coef=cfg.ent_coef,
+               vf_coef=cfg.vf_coef, max_grad_norm=cfg.grad_clip or 1e9, **kw)
+
+def run_vs_sb3(algo, env, seed, overrides, steps):
+    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both; and random's score"
+    import torch
+    torch.set_num_threads(1)
+    from stable_baselines3.common.callbacks import BaseCallback
+    from rlnb.presets import get_preset, with_changes
+    from rlnb.rl import run_envs
+    from rlnb.data.eval import evaluate
+    from rlnb.agent import RandomAgent
+    p = get_preset(algo, env)
+    steps = steps or p.cfg.total_steps
+    cfg = with_changes(p.cfg, dict(overrides, total_steps=steps, eval_every=10**12))
+    envs = run_envs(env, 10, preprocess=cfg.preprocess, train=False)
+    score = lambda agent: evaluate(envs, agent, 20, seed=10_000).mean
+    points = sorted({*range(p.cfg.eval_every, steps, p.cfg.eval_every), steps})
+    class Curve(BaseCallback):   # SB3: evaluate at the same env steps
+        def __init__(self, agent): super().__init__(); self.agent, self.todo, self.curve = agent, list(points), []
+        def _on_step(self):
+            while self.todo and self.num_timesteps >= self.todo[0]: self.curve.append((self.todo.pop(0), score(self.agent)))
+            return True
+    t0 = time.perf_counter()
+    learn = cfg.learner(env, seed, progress=False)
+    rl_curve, todo = [], list(points)
+    from rlnb.callback import Callback
+    class RlCurve(Callback):
+        order = 19
+        def after_batch(self):
+            while todo and self.learn.env_step >= todo[0]: rl_curve.append((todo.pop(0), score(self.learn.evaluator.eval_agent)))
+    learn.add_cbs([RlCurve()])
+    with learn: learn.train()
+    if todo: rl_curve.append((steps, score(learn.evaluator.eval_agent)))
+    rl_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    model = sb3_model(p, cfg, env, seed)
+    cb = Curve(SB3Agent(model)); model.learn(steps, callback=cb)
+    if cb.todo: cb.curve.append((steps, score(cb.agent)))
+    sb3_s = time.perf_counter() - t0
+    rand = score(RandomAgent(envs.single_action_space, seed=seed))
+    envs.close()
+    return dict(seed=seed, rlnb=rl_curve[-1][1], sb3=cb.curve[-1][1], random=rand, rlnb_curve=rl_curve, sb3_curve=cb.curve, rlnb_wall_s=round(rl_s), sb3_wall_s=round(sb3_s))
+
+def main_vs_sb3(a, overrides):
+    rows = []
+    with ProcessPoolExecutor(a.workers) as ex:
+        for algo in a.algos.split(','):
+            res = list(ex.map(run_vs_sb3, [algo] * a.seeds, [a.env] * a.seeds, range(a.seeds), [overrides] * a.seeds, [a.steps] * a.seeds))
+            med = lambda k: statistics.median(r[k] for r in res)
+            row = dict(algo=algo, env=a.env, steps=res[0]['rlnb_curve'][-1][0], seeds=a.seeds, overrides=overrides, rlnb_median=med('rlnb'), sb3_median=med('sb3'), random_median=med('random'), per_seed=res)
+            rows.append(row)
+            print(f"{algo} {a.env} {res[0]['rlnb_curve'][-1][0]:,} steps: rlnb median {row['rlnb_median']:.2f} {[round(r['rlnb'], 2) for r in res]}, "
+                  f"SB3 median {row['sb3_median']:.2f} {[round(r['sb3'], 2) for r in res]}, random {row['random_median']:.2f}", flush=True)
+    if a.save: open(a.save, 'w').write(json.dumps(rows, indent=1) + '\n')
+    print(json.dumps(rows))
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--algos', default='dqn_notarget,dqn,prioritized_dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
@@ -30,8 +127,12 @@ def main():
     ap.add_argument('--seeds', type=int, default=10)
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
+    ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
+    ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
+    ap.add_argument('--save', help='--vs-sb3: write the rows as JSON to this file')
     a = ap.parse_args()
     overrides, rows = json.loads(a.set), []
+    if a.vs_sb3: return main_vs_sb3(a, overrides)
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
             res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.seeds), [overrides] * a.seeds))

@@ -12,7 +12,7 @@ DummyVecEnv as its default; rlnb's PPO steps its 8 envs in worker processes (its
 doing the same work: rlnb's wrapped envs stepped directly (no vector-env or collector layer), each frame stored once in a numpy
 array, the same network, updates and schedule. Ratios are medians of paired repeats. Ends with one JSON line.
 
-    python bench/pixels.py [--steps 50000] [--repeats 1] [--capacity 50000] [--skip-train]
+    python bench/pixels.py [--steps 50000] [--repeats 1] [--capacity 200000] [--skip-train]
 """
 import argparse, json, os, resource, statistics, subprocess, sys, time
 import numpy as np
@@ -85,6 +85,8 @@ def train_sb3(algo, steps, starts, seed):
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.env_util import make_atari_env
     from stable_baselines3.common.vec_env import VecFrameStack
+    from rlnb.data.pixels import register_envs
+    register_envs('atari')
     dqn, ppo = presets(steps, starts)
     if algo == 'dqn':
         env = VecFrameStack(make_atari_env(ENV, n_envs=1, seed=seed), 4)
@@ -208,7 +210,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=50_000)
     ap.add_argument('--repeats', type=int, default=1)
-    ap.add_argument('--capacity', type=int, default=50_000)
+    ap.add_argument('--capacity', type=int, default=200_000)
     ap.add_argument('--dqn-starts', type=int, default=40_000)
     ap.add_argument('--skip-train', action='store_true', help='memory and sampling only')
     ap.add_argument('--part', nargs='+', help=argparse.SUPPRESS)

@@ -27,8 +27,9 @@ from ...nets import ActorCritic, merge_moments, flatten_obs
 from ...rl import RunConfig, RLLearner, Run, run_envs, seeded_init, evaluator, collection
 
 # %% auto #0
-__all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'mean_weights',
-           'standardize', 'ActorCriticLoss', 'LinearDecayCallback', 'PGStatsCallback', 'PGConfig', 'pg_learner']
+__all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'shares_trunk',
+           'mean_weights', 'standardize', 'ActorCriticLoss', 'LinearDecayCallback', 'PGStatsCallback', 'PGConfig',
+           'pg_learner']
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e0ee665e
 def policy_logp_entropy(out: dict,                            # the network's output: `logits`, or `mean` and `log_std`
@@ -152,6 +153,11 @@ def get_state(self: OnPolicyBatches) -> dict:   # the rollout's tensors are neve
 @patch(as_prop=True)
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #d7757a0b
+def shares_trunk(model: nn.Module) -> bool:          # an actor-critic
+    "Whether policy and value share one feed-forward trunk: then acting computes the value too (one linear layer more), and the update keeps it"
+    return getattr(model, 'critic', 0) is None and not callable(getattr(model, 'initial_state', None))
+
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
 @patch
 def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
@@ -164,9 +170,13 @@ def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
     reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
     action = flat(r.extra.get('raw_action', r.action))
     with torch.no_grad():
-        out = self.model(tree_map(lambda x: x.to(dev), tree_cat([obs, r.next_obs])))
-        value = out['value'].float().cpu()
-        logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.to(dev))
+        if norm is None and shares_trunk(self.model) and {'value', 'logp'} <= r.extra.keys():   # kept while acting: only the bootstrap values are new
+            value = torch.cat([flat(r.extra['value']).float(), self.model(tree_map(lambda x: x.to(dev), r.next_obs))['value'].float().cpu()])
+            logp = flat(r.extra['logp'])
+        else:
+            out = self.model(tree_map(lambda x: x.to(dev), tree_cat([obs, r.next_obs])))
+            value = out['value'].float().cpu()
+            logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.to(dev))
     adv, ret = rollout_advantages(r._replace(reward=reward), value[:T * N].view(T, N), value[T * N:], self.gamma, self.lam)
     return PGBatch(obs, action, logp.cpu(), value[:T * N], adv.flatten(), ret.flatten(), r.valid.flatten().float())
 
@@ -307,7 +317,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
     model = seeded_init(seeds[0].int(), lambda: cfg.network(obs_example, space).to(cfg.device))
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
-    agent = A(model, sel, space, forward=model.policy)
+    agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)   # a shared trunk's value is kept for the update
     _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
     node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
     ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), run.eval_envs)

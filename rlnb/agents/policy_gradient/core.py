@@ -154,7 +154,8 @@ def get_state(self: OnPolicyBatches) -> dict:   # the rollout's tensors are neve
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #d7757a0b
-def shares_trunk(model: nn.Module) -> bool:          # an actor-critic
+def shares_trunk(model: nn.Module                     # an actor-critic
+                ) -> bool:
     "Whether policy and value share one feed-forward trunk: then acting computes the value too (one linear layer more), and the update keeps it"
     return getattr(model, 'critic', 0) is None and not callable(getattr(model, 'initial_state', None))
 

@@ -175,7 +175,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video); check_fits(p)
-    out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # MinAtar/Breakout-v1: one directory
+    out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:

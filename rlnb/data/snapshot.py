@@ -17,6 +17,7 @@ __all__ = ['env_snapshot', 'restore_env_snapshot']
 # %% ../../nbs/04b_data.snapshot.ipynb #538e94a9
 _CLASSIC = 'gymnasium.envs.classic_control'
 _PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker, HideObservation)   # their state is numbers, flags and arrays
+_ATARI_WRAPPERS = (gym.wrappers.RecordEpisodeStatistics, gym.wrappers.TransformReward, gym.wrappers.FrameStackObservation)   # and `rlnb.data.pixels`' own
 
 def _plain_state(obj) -> dict:
     "The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators (as their state)"
@@ -29,9 +30,22 @@ def _plain_state(obj) -> dict:
 
 def _restore(obj, snap: dict):
     for k, v in snap.items():
-        if isinstance(v, torch.Tensor): setattr(obj, k, v.numpy().copy())
+        if k in _EXTRA: _EXTRA[k][1](obj, v)
+        elif isinstance(v, torch.Tensor): setattr(obj, k, v.numpy().copy())
         elif isinstance(v, dict) and '__rng__' in v: getattr(obj, k).bit_generator.state = v['__rng__']
         else: setattr(obj, k, v)
+
+# %% ../../nbs/04b_data.snapshot.ipynb #3abd6fdb
+def _ale_state(env) -> torch.Tensor: return torch.frombuffer(bytearray(env.ale.cloneState(include_rng=True).serialize()), dtype=torch.uint8)
+def _set_ale_state(env, t): env.ale.restoreState(type(env.ale.cloneState())(t.numpy().tobytes()))
+def _set_queue(env, t): env.obs_queue.clear(); env.obs_queue.extend(t.numpy().copy())
+
+_EXTRA = {'__ale__': (lambda x: type(x).__module__.startswith('ale_py') and _ale_state(x), _set_ale_state),   # key: (the state of a layer or False, put it back)
+          '__queue__': (lambda x: isinstance(x, gym.wrappers.FrameStackObservation) and torch.from_numpy(np.stack(x.obs_queue)), _set_queue)}
+
+def _layer_state(x) -> dict:
+    "`_plain_state(x)`, with an emulator's or a frame stack's state too"
+    return _plain_state(x) | {k: s for k, (get, _) in _EXTRA.items() if (s := get(x)) is not False}
 
 # %% ../../nbs/04b_data.snapshot.ipynb #ac091c1e
 def _layers(env) -> list:
@@ -40,14 +54,20 @@ def _layers(env) -> list:
     while isinstance(out[-1], gym.Wrapper): out.append(out[-1].env)
     return out
 
+def _known(layers: list) -> bool:
+    "Whether a snapshot takes the whole state of an env's layers: classic control under plain wrappers, or an Atari game under the preprocessing's wrappers"
+    inner, wrappers = type(layers[-1]).__module__, [type(w) for w in layers[:-1]]
+    if inner.startswith(_CLASSIC): return all(w in _PLAIN_WRAPPERS for w in wrappers)
+    return inner.startswith('ale_py') and all(w in _PLAIN_WRAPPERS + _ATARI_WRAPPERS or w.__module__ == 'rlnb.data.pixels' for w in wrappers)
+
 def env_snapshot(envs                                  # a vector env
                 ) -> dict | None:
-    "The state of a classic-control vector env (its own vector version, or a SyncVectorEnv of them) as plain data, or None if it cannot be taken safely"
+    "The state of a classic-control or Atari vector env (a classic env's own vector version, or a SyncVectorEnv) as plain data, or None if it cannot be taken safely"
     if type(envs).__module__.startswith(_CLASSIC): return {'vector': _plain_state(envs), 'envs': []}
     if type(envs) is not gym.vector.SyncVectorEnv: return None
     layers = [_layers(e) for e in envs.envs]
-    if not all(type(l[-1]).__module__.startswith(_CLASSIC) and all(type(w) in _PLAIN_WRAPPERS for w in l[:-1]) for l in layers): return None
-    return {'vector': _plain_state(envs), 'envs': [[_plain_state(x) for x in l] for l in layers]}
+    if not all(map(_known, layers)): return None
+    return {'vector': _plain_state(envs), 'envs': [[_layer_state(x) for x in l] for l in layers]}
 
 def restore_env_snapshot(envs,                                 # a vector env like the one snapshotted, reset
                          snap: dict):                          # what `env_snapshot` returned

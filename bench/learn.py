@@ -17,6 +17,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
 --save FILE writes the JSON there (bench/results/).
 
     python bench/learn.py --vs-sb3 --algos ppo_minatar --env MinAtar/Breakout-v1 --seeds 3 --steps 500000 --save bench/results/ppo_minatar_breakout.json
+    python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json   # the curves as one image
 """
 import argparse, json, statistics, time
 from concurrent.futures import ProcessPoolExecutor
@@ -120,6 +121,24 @@ def main_vs_sb3(a, overrides):
     if a.save: open(a.save, 'w').write(json.dumps(rows, indent=1) + '\n')
     print(json.dumps(rows))
 
+def plot_results(files, out):
+    "Learning curves from --vs-sb3 result files: one panel per algorithm and env, rlnb and SB3 (median over seeds, min to max shaded), random dashed"
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt, numpy as np
+    rows = [r for f in files for r in json.load(open(f))]
+    fig, axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.2), squeeze=False)
+    for ax, row in zip(axes[0], rows):
+        for lib, color in (('rlnb', 'C0'), ('sb3', 'C1')):
+            curves = [np.array(s[f'{lib}_curve']) for s in row['per_seed']]
+            x, y = curves[0][:, 0], np.stack([c[:, 1] for c in curves])
+            ax.plot(x, np.median(y, 0), color=color, label=f"{'SB3' if lib == 'sb3' else 'rlnb'} (median of {len(curves)})")
+            ax.fill_between(x, y.min(0), y.max(0), color=color, alpha=0.2)
+        ax.axhline(row['random_median'], color='gray', ls='--', label='random')
+        ax.set_title(f"{row['algo']} on {row['env']}", fontsize=9); ax.set_xlabel('env steps'); ax.set_ylabel('score (20 greedy episodes)')
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout(); fig.savefig(out, dpi=110)
+    print(f'wrote {out}')
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--algos', default='dqn_notarget,dqn,prioritized_dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
@@ -130,7 +149,9 @@ def main():
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
     ap.add_argument('--save', help='--vs-sb3: write the rows as JSON to this file')
+    ap.add_argument('--plot', nargs='+', metavar=('OUT', 'RESULTS'), help='plot the curves of --vs-sb3 result files into the image OUT')
     a = ap.parse_args()
+    if a.plot: return plot_results(a.plot[1:], a.plot[0])
     overrides, rows = json.loads(a.set), []
     if a.vs_sb3: return main_vs_sb3(a, overrides)
     with ProcessPoolExecutor(a.workers) as ex:

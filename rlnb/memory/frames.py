@@ -107,6 +107,7 @@ def _take_slots(self: FrameReplay, k: int) -> np.ndarray:
 def _history_live(self: FrameReplay, w: np.ndarray) -> np.ndarray:
     "Whether the frames of the `obs` stacks of write numbers `w` are all still in the ring"
     oldest, C, ok = self.n_written - self.capacity, self.capacity, w >= self.n_written - self.capacity
+    if len(w) == 0 or w.min() - 2 * (self.stack + self.n_step) * (len(self.last) + 1) >= oldest: return ok   # histories this recent are in the ring (each env writes 2 slots a step at most)
     cur = w
     for _ in range(self.stack - 1):
         cur = np.where(cur >= 0, self.prev[cur % C], -1)
@@ -119,9 +120,9 @@ def _complete(self: FrameReplay, t: np.ndarray, done: np.ndarray):
     "Admit the transitions whose n-step chains the steps at write numbers `t` complete (`done`: those steps ended their episode)"
     C, cur, admit = self.capacity, t, []
     for k in range(self.n_step):
-        have = (cur >= 0) & (cur >= self.n_written - C)
+        have = cur >= max(self.n_written - C, 0)
         admit.append(cur[have & (done | (k == self.n_step - 1))])
-        cur = np.where(have, self.prev[cur % C], -1)
+        if k < self.n_step - 1: cur = np.where(have, self.prev[cur % C], -1)
     w = np.concatenate(admit)
     self._admit(w[self._history_live(w)] % C)
 
@@ -133,9 +134,9 @@ def _check(self: FrameReplay, step: Step) -> np.ndarray:
     for name, x in (('obs', step.obs), ('next_obs', step.next_obs)):
         if not isinstance(x, torch.Tensor) or x.dtype != torch.uint8 or tuple(x.shape) != (B, *shape):
             raise ValueError(f"Field '{name}' must be uint8 frames {(B, *shape)} like the stored ones, got {getattr(x, 'dtype', type(x).__name__)} {tuple(getattr(x, 'shape', ()))}.")
-    if not torch.isfinite(step.reward).all(): raise ValueError("Non-finite value in field 'reward': nothing was stored. Fix the environment or its wrappers.")
+    if not np.isfinite(step.reward.numpy()).all(): raise ValueError("Non-finite value in field 'reward': nothing was stored. Fix the environment or its wrappers.")
     e = step.env_id.numpy() if step.env_id is not None else np.arange(B)
-    if len(np.unique(e)) != B: raise ValueError('FrameReplay.add takes one vector step (each env once): add the items one by one (extend does).')
+    if B > 1 and len(np.unique(e)) != B: raise ValueError('FrameReplay.add takes one vector step (each env once): add the items one by one (extend does).')
     if self.capacity < 2 * (B + self.stack + self.n_step): raise ValueError(f'capacity {self.capacity} is too small for {B} envs: use at least {2 * (B + self.stack + self.n_step)}.')
     if e.max() >= len(self.last): self.last = np.concatenate([self.last, np.full(e.max() + 1 - len(self.last), -1, np.int64)])
     return e
@@ -151,7 +152,7 @@ def add(self: FrameReplay,
     if self.frames is None: self._allocate(step.obs, step.action)
     e, C = self._check(step), self.capacity
     obs, nxt, last = step.obs.numpy(), step.next_obs.numpy(), self.last[e]
-    cont = (last >= 0) & (last >= self.n_written - C)
+    cont = last >= max(self.n_written - C, 0)
     if cont.any(): cont[cont] = (self.frames[last[cont] % C] == obs[cont, -1]).reshape(int(cont.sum()), -1).all(1)   # the env's episode goes on here
     if not cont.all():
         w0 = self._take_slots(int((~cont).sum()))

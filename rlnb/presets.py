@@ -91,7 +91,8 @@ _PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_
 _DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000, train_every=1, updates=1,
                          target_update='hard', target_every=1_000, eps_start=1., eps_end=0.1, eps_fraction=0.02, loss='huber', grad_clip=None,
                          net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
-_PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)   # Atari's PPO on MinAtar's network
+# MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
+_PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clip=0.2, n_epochs=8, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
 # %% ../nbs/19b_presets.ipynb #94405ff9
 PRESETS = {p.algo: p for p in [

@@ -114,7 +114,7 @@ PRESETS = {p.algo: p for p in [
     Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI, 'DQN on Atari frames: Nature CNN, frame replay; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
     Preset('ppo_atari', 'BreakoutNoFrameskip-v4', _PPO_ATARI, 'PPO on Atari frames: shared Nature CNN, 8 envs; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
     Preset('dqn_minatar', 'MinAtar/Breakout-v1', _DQN_MINATAR, 'DQN on MinAtar with the paper\'s network and settings (Young and Tian 2019; pip install "rlnb[minatar]")'),
-    Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings on the MinAtar network (pip install "rlnb[minatar]")'),
+    Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [

@@ -7,7 +7,7 @@ of 1,000 steps); bytes per transition = the growth of the process's resident mem
 Training: each side runs in a fresh process (order rotating every repeat), timed over its training call: wall time and CPU time
 (the process's own plus its env workers', which have exited by then). The settings are the presets' (rl-baselines3-zoo's Atari
 DQN and PPO) but for DQN's learning_starts, lowered from 100,000 to `--dqn-starts` (default 40,000) so that updates happen
-within the 50k steps; no evaluation. SB3 runs on make_atari_env (its AtariWrapper, same steps) + VecFrameStack(4), with
+within the 50k steps; no evaluation (rlnb's final evaluation is removed). SB3 runs on make_atari_env (its AtariWrapper, same steps) + VecFrameStack(4), with
 DummyVecEnv as its default; rlnb's PPO steps its 8 envs in worker processes (its default for Atari). The bare loop is the least code
 doing the same work: rlnb's wrapped envs stepped directly (no vector-env or collector layer), each frame stored once in a numpy
 array, the same network, updates and schedule. Ratios are medians of paired repeats. Ends with one JSON line.
@@ -75,7 +75,9 @@ def presets(steps, starts):
 def train_rlnb(algo, steps, starts, seed):
     import torch; torch.set_num_threads(1)
     dqn, ppo = presets(steps, starts)
+    from rlnb.rl import FinalEvalCallback
     learn = (dqn if algo == 'dqn' else ppo).learner(ENV, seed, progress=False)
+    learn.remove_cbs([cb for cb in learn.cbs if isinstance(cb, FinalEvalCallback)])   # no evaluation, as for SB3 and the bare loop
     c0, t0 = cpu_now(), time.perf_counter()
     learn.train(); learn.collector.close()
     return time.perf_counter() - t0, cpu_now() - c0, learn.collector.env_step

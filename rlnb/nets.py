@@ -14,8 +14,9 @@ from .core import tree_leaves, tree_map
 from .agent import space_kind, policy_selector
 
 # %% auto #0
-__all__ = ['NETS', 'flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'NatureCNN', 'MinAtarCNN',
-           'is_image', 'check_net', 'body', 'QNetwork', 'TwinQ', 'policy_io', 'ActorCritic', 'LSTMActorCritic']
+__all__ = ['NETS', 'flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'ConvFeatures', 'NatureCNN',
+           'MinAtarCNN', 'is_image', 'check_net', 'body', 'QNetwork', 'TwinQ', 'policy_io', 'ActorCritic',
+           'LSTMActorCritic']
 
 # %% ../nbs/07_nets.ipynb #b6a9370d
 def flatten_obs(obs                                   # a batch of observations `[B, ...]`, or a tree of them
@@ -88,30 +89,34 @@ def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
     return (torch.cat(outs) if len(outs) > 1 else outs[0]), (h, c)
 
 # %% ../nbs/07_nets.ipynb #c947d265
-class NatureCNN(nn.Module):
-    "Features `[B, features]` from uint8 frames `[B, C, H, W]`: scaled to [0, 1], three ReLU convolutions, one ReLU linear layer"
+class ConvFeatures(nn.Module):
+    "Features `[B, features]` from uint8 frames `[B, C, H, W]`: divided by `scale`, then `convs`, then one ReLU linear layer"
+    def __init__(self,
+                 convs: nn.Module,           # the convolutions, ending flat
+                 obs_example,                # a batch of frames, for the sizes
+                 features: int,              # outputs
+                 scale: float):              # frames are divided by it (255: bytes to [0, 1])
+        super().__init__()
+        self.convs, self.features, self.scale = convs, features, scale
+        with torch.no_grad(): n = convs(torch.zeros(1, *obs_example.shape[1:])).shape[1]
+        self.fc = nn.Sequential(nn.Linear(n, features), nn.ReLU())
+    def forward(self, obs_BCHW) -> torch.Tensor: return self.fc(self.convs(obs_BCHW.float() / self.scale))
+
+class NatureCNN(ConvFeatures):
+    "Mnih et al. 2015's body: frames scaled to [0, 1], three ReLU convolutions, 512 features"
     def __init__(self,
                  obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
                  features: int = 512):       # outputs
-        super().__init__()
-        c, self.features = obs_example.shape[1], features
-        self.convs = nn.Sequential(nn.Conv2d(c, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(), nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten())
-        with torch.no_grad(): n = self.convs(torch.zeros(1, *obs_example.shape[1:])).shape[1]
-        self.fc = nn.Sequential(nn.Linear(n, features), nn.ReLU())
-    def forward(self, obs_BCHW) -> torch.Tensor: return self.fc(self.convs(obs_BCHW.float() / 255.))
+        c = obs_example.shape[1]
+        super().__init__(nn.Sequential(nn.Conv2d(c, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(), nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten()), obs_example, features, 255.)
 
 # %% ../nbs/07_nets.ipynb #9d9680e0
-class MinAtarCNN(nn.Module):
-    "Features `[B, features]` from MinAtar's 0/1 frames `[B, C, 10, 10]`: one ReLU convolution (16 filters 3×3), one ReLU linear layer (Young and Tian 2019)"
+class MinAtarCNN(ConvFeatures):
+    "Young and Tian 2019's body for MinAtar's 0/1 frames `[B, C, 10, 10]`: one ReLU convolution (16 filters 3×3), 128 features"
     def __init__(self,
                  obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
                  features: int = 128):       # outputs
-        super().__init__()
-        c, self.features = obs_example.shape[1], features
-        self.convs = nn.Sequential(nn.Conv2d(c, 16, 3, 1), nn.ReLU(), nn.Flatten())
-        with torch.no_grad(): n = self.convs(torch.zeros(1, *obs_example.shape[1:])).shape[1]
-        self.fc = nn.Sequential(nn.Linear(n, features), nn.ReLU())
-    def forward(self, obs_BCHW) -> torch.Tensor: return self.fc(self.convs(obs_BCHW.float()))
+        super().__init__(nn.Sequential(nn.Conv2d(obs_example.shape[1], 16, 3, 1), nn.ReLU(), nn.Flatten()), obs_example, features, 1.)
 
 # %% ../nbs/07_nets.ipynb #052e5791
 NETS = {'nature_cnn': NatureCNN, 'minatar': MinAtarCNN}   # the image bodies by name; 'mlp' is `mlp` over `flatten_obs`

@@ -15,7 +15,8 @@ from gymnasium.vector.async_vector_env import _async_worker
 from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1)
 
 # %% auto #0
-__all__ = ['EnvError', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv', 'reset_envs', 'step_envs']
+__all__ = ['EnvError', 'register_envs', 'register_installed', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv',
+           'reset_envs', 'step_envs']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -53,14 +54,24 @@ _PACKAGES = {'ALE': 'the atari extra: `pip install "rlnb[atari]"`', 'MinAtar': '
 
 _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
 
-def _register_installed() -> bool:
-    "Register the ids of ale-py and MinAtar where they are installed and not yet registered (their ids exist only then); whether any were"
-    new = False
-    if 'ALE/Pong-v5' not in gym.registry and importlib.util.find_spec('ale_py'):
-        import ale_py; gym.register_envs(ale_py); new = True
-    if 'MinAtar/Breakout-v1' not in gym.registry and importlib.util.find_spec('minatar'):
-        import minatar.gym; minatar.gym.register_envs(); new = True
-    return new
+_PROBE = {'atari': 'ALE/Pong-v5', 'minatar': 'MinAtar/Breakout-v1'}   # an id each family registers
+
+def register_envs(family: str                   # 'atari' (ale-py's ids) or 'minatar'
+                 ) -> bool:
+    "Register the gymnasium ids of `family`'s games (once), or say which extra to install; whether they were new"
+    if family not in _PROBE: raise ValueError(f"register_envs knows 'atari' and 'minatar', not {family!r}.")
+    if _PROBE[family] in gym.registry: return False
+    try:
+        if family == 'atari':
+            import ale_py; gym.register_envs(ale_py)
+        else:
+            import minatar.gym; minatar.gym.register_envs()
+    except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" ({e}).') from e
+    return True
+
+def register_installed() -> bool:
+    "Register the games of every family whose package is installed (their ids exist only then); whether any were new"
+    return any([register_envs(f) for f in _PROBE if importlib.util.find_spec({'atari': 'ale_py', 'minatar': 'minatar'}[f])])
 
 # %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
@@ -78,7 +89,7 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
-    if env_id not in gym.registry: _register_installed()   # an Atari or MinAtar id, before its package was imported
+    if env_id not in gym.registry: register_installed()   # an Atari or MinAtar id, before its package was imported
     _quiet_mujoco(env_id)
     try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs, wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:

@@ -10,26 +10,11 @@ from functools import partial
 from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
-from .gym import EnvError, make_envs
+from .gym import make_envs, register_envs, register_installed
 
 # %% auto #0
-__all__ = ['PREPROCESS', 'register_envs', 'NoopReset', 'MaxAndSkip', 'EpisodicLife', 'FireReset', 'WarpFrame', 'WholeGames',
-           'atari_env', 'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
-
-# %% ../../nbs/05k_data.pixels.ipynb #33fe6834
-_PROBE = {'atari': 'ALE/Pong-v5', 'minatar': 'MinAtar/Breakout-v1'}   # an id each family registers
-
-def register_envs(family: str                   # 'atari' (ale-py's ids) or 'minatar'
-                 ):
-    "Register the gymnasium ids of `family`'s games (once), or say which extra to install"
-    if family not in _PROBE: raise ValueError(f"register_envs knows 'atari' and 'minatar', not {family!r}.")
-    if _PROBE[family] in gym.registry: return
-    try:
-        if family == 'atari':
-            import ale_py; gym.register_envs(ale_py)
-        else:
-            import minatar.gym; minatar.gym.register_envs()
-    except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" ({e}).') from e
+__all__ = ['PREPROCESS', 'NoopReset', 'MaxAndSkip', 'EpisodicLife', 'FireReset', 'WarpFrame', 'WholeGames', 'atari_env',
+           'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
 
 # %% ../../nbs/05k_data.pixels.ipynb #8db39493
 class NoopReset(gym.Wrapper):
@@ -180,9 +165,7 @@ def pixel_envs(env_id: str,                    # a game of the family `preproces
 def env_family(env_id: str                       # a gymnasium id
               ) -> str | None:
     "'atari' for an ALE game, 'minatar' for a MinAtar one, None for anything else (or an id no installed package registers)"
-    for fam in PREPROCESS if env_id not in gym.registry else ():   # its package may not be imported yet
-        try: register_envs(fam)
-        except EnvError: pass   # not installed: then the id is not one of its games here
+    if env_id not in gym.registry: register_installed()   # its package may not be imported yet
     try: entry = str(gym.spec(env_id).entry_point)
     except gym.error.Error: return None
     return 'atari' if entry.startswith('ale_py') else 'minatar' if entry.startswith('minatar') else None

@@ -148,7 +148,7 @@ def main():
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
-    ap.add_argument('--save', help='--vs-sb3: write the rows as JSON to this file')
+    ap.add_argument('--save', help='write the rows as JSON to this file (bench/results/)')
     ap.add_argument('--plot', nargs='+', metavar=('OUT', 'RESULTS'), help='plot the curves of --vs-sb3 result files into the image OUT')
     a = ap.parse_args()
     if a.plot: return plot_results(a.plot[1:], a.plot[0])
@@ -161,10 +161,11 @@ def main():
             row = dict(algo=algo, env=a.env, seeds=a.seeds, solved=len(solved),
                        median_steps_to_threshold=statistics.median(solved) if solved else None,
                        median_wall_s=round(statistics.median(r['wall_s'] for r in res), 1),
-                       per_seed=[r['solved_at'] for r in res])
+                       per_seed=[r['solved_at'] for r in res], per_seed_wall_s=[round(r['wall_s'], 1) for r in res])
             rows.append(row)
             print(f"{algo:<14} {a.env:<14} solved {len(solved):>2}/{a.seeds}  median steps {row['median_steps_to_threshold']}  "
-                  f"median wall {row['median_wall_s']} s  per seed {row['per_seed']}", flush=True)
+                  f"median wall {row['median_wall_s']} s  per seed {row['per_seed']} ({row['per_seed_wall_s']} s)", flush=True)
+    if a.save: open(a.save, 'w').write(json.dumps(rows, indent=1) + '\n')
     print(json.dumps(rows))
 
 if __name__ == '__main__': main()

@@ -87,7 +87,7 @@ def train_sb3(algo, steps, starts, seed):
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.env_util import make_atari_env
     from stable_baselines3.common.vec_env import VecFrameStack
-    from rlnb.data.pixels import register_envs
+    from rlnb.data.gym import register_envs
     register_envs('atari')
     dqn, ppo = presets(steps, starts)
     if algo == 'dqn':

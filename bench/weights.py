@@ -5,7 +5,8 @@ exactly as `rlnb train ALGO --steps N` does, and hashes the final checkpoint's m
 state dict's names, dtypes, shapes and bytes, in order; the first 12 hex digits). Run it before and after a change:
 equal hashes mean equal weights, bit for bit.
 
-    python bench/weights.py                  # every preset
+    python bench/weights.py                  # every preset without pixels
+    python bench/weights.py --algos ppo_minatar --steps 6000   # a pixel preset by name (dqn_atari/dqn_minatar need more steps than they wait to learn)
     python bench/weights.py --algos dqn,ppo  # some
 Ends with one JSON line {algo: hash}.
 """
@@ -27,7 +28,8 @@ def weights_hash(model_state: dict) -> str:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--algos', default=','.join(PRESETS)); ap.add_argument('--steps', type=int, default=6_000)
+    ap.add_argument('--algos', default=','.join(n for n, p in PRESETS.items() if p.cfg.preprocess is None))   # pixel presets learn after 50,000+ transitions: name them to hash them at a larger --steps
+    ap.add_argument('--steps', type=int, default=6_000)
     args = ap.parse_args()
     torch.set_num_threads(1)
     out, tmp = {}, Path(tempfile.mkdtemp(prefix='rlnb-weights-'))

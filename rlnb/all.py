@@ -51,6 +51,7 @@ from .agents.policy_gradient.ppo import *
 from .agents.policy_gradient.reinforce import *
 from .agents.policy_gradient.recurrent import *
 from .agents.policy_gradient.a2c import *
+from .agents.policy_gradient.impala import *
 from .agents.sac import *
 from .agents.td3 import *
 from .agents.selfplay import *

@@ -15,7 +15,7 @@ from .agent import space_kind, policy_selector
 
 # %% auto #0
 __all__ = ['NETS', 'flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'ConvFeatures', 'NatureCNN',
-           'MinAtarCNN', 'is_image', 'check_net', 'body', 'QNetwork', 'TwinQ', 'policy_io', 'ActorCritic',
+           'MinAtarCNN', 'is_image', 'check_net', 'body', 'QNetwork', 'TwinQ', 'MLPActor', 'policy_io', 'ActorCritic',
            'LSTMActorCritic']
 
 # %% ../nbs/07_nets.ipynb #b6a9370d
@@ -182,6 +182,21 @@ class TwinQ(nn.Module):
                ) -> torch.Tensor:
         x = torch.cat([flatten_obs(obs), action_BA], 1)
         return torch.stack([q(x)[:, 0] for q in self.qs[:k]])
+
+# %% ../nbs/07_nets.ipynb #5b010ce5
+class MLPActor(nn.Module):
+    "An actor over flattened observations: an MLP body of `hidden` sizes, then the head its subclass's `_head(body, width, act_dim)` sets"
+    hidden = (256, 256)   # default hidden layer sizes (a subclass sets its own)
+    def __init__(self,
+                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 act_dim: int,                         # action dimensions
+                 hidden=None):                         # hidden layer sizes (None: the class's `hidden`)
+        super().__init__()
+        hidden = tuple(self.hidden if hidden is None else hidden)
+        self._head(mlp([flatten_obs(obs_example).shape[1], *hidden]), hidden[-1], act_dim)
+
+    def _head(self, body, width, act_dim):
+        raise NotImplementedError(f'{type(self).__name__} must define _head(body, width, act_dim): the modules after the MLP body.')
 
 # %% ../nbs/07_nets.ipynb #f6c542d0
 def policy_io(obs_example,                         # a batch of observations `[B, O...]` (or a tree of them)

@@ -18,6 +18,7 @@ from .agents.policy_gradient.ppo import PPOConfig
 from .agents.policy_gradient.recurrent import RecurrentPPOConfig
 from .agents.policy_gradient.reinforce import ReinforceConfig
 from .agents.policy_gradient.a2c import A2CConfig
+from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig
 from .agents.td3 import TD3Config
 from .agents.selfplay import SelfPlayConfig
@@ -106,6 +107,8 @@ PRESETS = {p.algo: p for p in [
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
     Preset('a2c', 'CartPole-v1', A2CConfig(total_steps=50_000, eval_every=2_000), 'A2C: one step per 5-step rollout on n-step advantages (Mnih et al. 2016); SB3 settings'),
+    Preset('impala', 'CartPole-v1', ImpalaConfig(eval_every=5_000), 'IMPALA: V-trace actor-critic, each runner\'s rollout learned as it arrives (Espeholt et al. 2018)'),
+    Preset('appo', 'CartPole-v1', APPOConfig(eval_every=5_000), 'APPO: IMPALA\'s asynchronous V-trace with PPO\'s clipped surrogate and epochs'),
     Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),
            'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),

@@ -47,13 +47,14 @@ class RunConfig:
     device: str = 'cpu'           # torch device of the networks
     env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
     runners: int = 0              # Ray actors that collect, each with n_envs / runners envs (0: collect in this process)
-    async_runners: bool = False   # take whichever runner's fragment is ready (off-policy only); False: synchronous rounds
+    async_runners: bool = False   # take whichever runner's fragment is ready (algorithms that tolerate lag); False: synchronous rounds
     max_staleness: int | None = None  # asynchronous: drop fragments acted by weights more than this many versions old (None: keep all)
     fragment: int = 256           # env steps per runner request (off-policy; an on-policy runner returns one rollout)
     runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
     eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
     preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
+    tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
@@ -63,8 +64,9 @@ class RunConfig:
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
         if self.runners and self.n_envs % self.runners:
             raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
-        if self.async_runners and not isinstance(self, OffPolicyConfig):
-            raise ValueError(f'{type(self).__name__}: async_runners needs an off-policy algorithm; on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
+        if self.async_runners and not self.tolerates_lag:
+            raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
+                             'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
 
 # %% ../nbs/07a_rl.ipynb #db3ff84d
 @patch
@@ -150,6 +152,7 @@ class OffPolicyConfig(RunConfig):
     updates: int = 1              # gradient steps per round
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
     replay_monitor: int = 0       # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
+    tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
     max_use: int | None = None    # evict a stored transition after this many samples (None: never)
     max_age: int | None = None    # evict a stored transition collected more than this many policy versions ago (None: never)
 

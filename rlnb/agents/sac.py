@@ -15,7 +15,7 @@ from ..core import check_fields, rng_state, set_rng_state
 from ..learner import LossCallback
 from ..agent import gaussian_logp
 from ..fast import adam
-from ..nets import TwinQ, mlp, flatten_obs
+from ..nets import TwinQ, flatten_obs, MLPActor
 from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
@@ -37,15 +37,10 @@ def squashed_sample(mean,                              # the Gaussian's means `[
     return a, gaussian_logp(mean, log_std, u) - torch.log(1 - a * a + 1e-6).sum(-1)
 
 # %% ../../nbs/12a_agents.sac.ipynb #bb10b1a8
-class SquashedGaussianActor(nn.Module):
+class SquashedGaussianActor(MLPActor):
     "The SAC policy: an MLP body, then the mean and the log standard deviation (clamped to [-20, 2]) of a Gaussian per action dimension"
-    def __init__(self,
-                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 act_dim: int,                         # action dimensions
-                 hidden=(256, 256)):                   # hidden layer sizes
-        super().__init__()
-        self.body = mlp([flatten_obs(obs_example).shape[1], *hidden])
-        self.mean, self.log_std = nn.Linear(hidden[-1], act_dim), nn.Linear(hidden[-1], act_dim)
+    hidden = (256, 256)
+    def _head(self, body, width, act_dim): self.body, self.mean, self.log_std = body, nn.Linear(width, act_dim), nn.Linear(width, act_dim)
     def forward(self, obs) -> dict:
         h = self.body(flatten_obs(obs))
         return {'mean': self.mean(h), 'log_std': self.log_std(h).clamp(-20., 2.)}

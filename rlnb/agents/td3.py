@@ -13,7 +13,7 @@ from torch import nn
 from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE, BOOL
 from ..learner import LossCallback
 from ..fast import adam
-from ..nets import TwinQ, mlp, flatten_obs
+from ..nets import TwinQ, flatten_obs, MLPActor
 from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
@@ -23,14 +23,10 @@ __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD
            'TD3Config', 'td3_parts']
 
 # %% ../../nbs/12b_agents.td3.ipynb #dac66235
-class DeterministicActor(nn.Module):
+class DeterministicActor(MLPActor):
     "The TD3 policy: an MLP, then one tanh unit per action dimension (unit actions in [-1, 1])"
-    def __init__(self,
-                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 act_dim: int,                         # action dimensions
-                 hidden=(400, 300)):                   # hidden layer sizes
-        super().__init__()
-        self.net = nn.Sequential(mlp([flatten_obs(obs_example).shape[1], *hidden]), nn.Linear(hidden[-1], act_dim), nn.Tanh())
+    hidden = (400, 300)
+    def _head(self, body, width, act_dim): self.net = nn.Sequential(body, nn.Linear(width, act_dim), nn.Tanh())
     def forward(self, obs) -> torch.Tensor: return self.net(flatten_obs(obs))
 
 # %% ../../nbs/12b_agents.td3.ipynb #0cb25dae

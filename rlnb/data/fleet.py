@@ -19,7 +19,8 @@ from .collector import Collector, find_collector, source_collector
 from .rollout import Rollout
 
 # %% auto #0
-__all__ = ['import_ray', 'init_ray', 'RunnerError', 'put_weights', 'load_weights', 'Runner', 'RayCollector', 'FleetCallback']
+__all__ = ['import_ray', 'init_ray', 'RunnerError', 'put_weights', 'load_weights', 'Runner', 'RayCollector', 'FleetCallback',
+           'fleet_rates']
 
 # %% ../../nbs/05f_data.fleet.ipynb #f2dfe1ff
 def import_ray():
@@ -127,15 +128,15 @@ def collect(self: Runner,
              weights: list,                            # `[ref]`: the object-store reference of the state dict (in a list, so Ray does not fetch it unasked)
              draws: int | None,                        # the fleet's count of exploration draws (an ε schedule's clock), or None
              steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
-    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended"
+    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended, the rows stepped (auto-resets too) and the seconds it took"
     self._check_ready()
     if version != self.version: load_weights(self.col.agent.model, weights); self.version = version
     sel = self.col.agent.selector
     if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
-    d0, e0, items = getattr(sel, 'env_step', 0), self.col.env_step, []
+    d0, e0, v0, t0, items = getattr(sel, 'env_step', 0), self.col.env_step, self.col.vector_step, time.perf_counter(), []
     while not items or self.col.env_step - e0 < steps: items.append(next(self.node))
     return dict(runner=self.index, version=version, item=_numpy(_pack(items)), env_steps=self.col.env_step - e0,
-                draws=getattr(sel, 'env_step', 0) - d0, episodes=self.tape.take())
+                rows=(self.col.vector_step - v0) * self.col.n_envs, draws=getattr(sel, 'env_step', 0) - d0, episodes=self.tape.take(), busy_s=time.perf_counter() - t0)
 
 # %% ../../nbs/05f_data.fleet.ipynb #6fa23dda
 class RayCollector(Collector):
@@ -168,6 +169,7 @@ class RayCollector(Collector):
         self.metrics, self.actors, self.own_ray, self.learner_step = Metrics(), None, False, 0
         self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
         self.version = self.draws = self.dropped = self.lost = 0
+        self.wait_s = self.busy_s = 0.   # seconds the learner waited in `next`; seconds the runners spent collecting
         self.restarted, self.queue, self.pending, self._pushed, self.weights = False, [], {}, None, None
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
@@ -259,7 +261,8 @@ def _receive(self: RayCollector, frag: dict):
     item, off = _torch(frag['item']), r * (self.n_envs // self.n_runners)
     if isinstance(item, Step): item = item._replace(env_id=None if item.env_id is None else item.env_id + off, version=torch.full_like(item.reward, v, dtype=torch.int64))
     else: item = item._replace(version=v)
-    self.env_step += frag['env_steps']
+    self.env_step += frag['env_steps']; self.busy_s += frag['busy_s']
+    self.vector_step += frag['rows'] / self.n_envs   # in vector steps of all the fleet's envs (a fraction for one runner's rollout)
     if frag['episodes']:
         e, ret, n = zip(*frag['episodes'])
         self.episodes += len(e)
@@ -347,7 +350,10 @@ def _take(self: RayCollector):
 
 @patch
 def next(self: RayCollector):
-    if not self.queue: self._round() if self.mode == 'sync' else self._take()
+    if not self.queue:
+        t0 = time.perf_counter()
+        self._round() if self.mode == 'sync' else self._take()
+        self.wait_s += time.perf_counter() - t0   # the learner waited for data
     return self.queue.pop(0)
 
 # %% ../../nbs/05f_data.fleet.ipynb #6ee530a8
@@ -382,11 +388,39 @@ def get_state(self: RayCollector) -> dict:
 
 # %% ../../nbs/05f_data.fleet.ipynb #f7322858
 class FleetCallback(Callback):
-    "Tells a `RayCollector` when the learner's weights change (a new policy version at its next request), and logs its fragments' staleness and drops"
+    "Tells a `RayCollector` when the learner's weights change (a new policy version at its next request); logs each fragment's staleness, the drops, and every `window` fragments the fleet's rates"
     order = -5
-    def before_fit(self): self._col = find_collector(self.learn); self._col.learner_step = self.learn.opt_step
+    def __init__(self,
+                 window: int = 10):                    # fragments per reading of the rates
+        self.window = window
+    def before_fit(self): self._col = find_collector(self.learn); self._col.learner_step = self.learn.opt_step; self._mark()
     def after_batch(self): self._col.learner_step = self.learn.opt_step
+    def _mark(self):
+        col = self._col
+        self._t, self._wait, self._busy, self._steps, self._lags = time.perf_counter(), col.wait_s, col.busy_s, col.env_step, []
     def on_fragment(self):
         col, m = self._col, self.learn.metrics
         m.log('policy_staleness', col.fragment_info['staleness'], col.env_step)
         if col.fragment_info['dropped']: m.log('fragments_dropped', col.dropped, col.env_step)
+        self._lags.append(col.fragment_info['staleness'])
+        if len(self._lags) >= self.window: self.log_rates()
+
+# %% ../../nbs/05f_data.fleet.ipynb #800c053e
+def fleet_rates(lags: list,                            # the fragments' policy lags, in versions
+                wait_s: float,                         # seconds the learner waited for data
+                busy_s: float,                         # seconds the runners spent collecting, summed over runners
+                env_steps: int,                        # env steps the fragments brought
+                wall_s: float,                         # seconds of wall time they span
+                n_runners: int                         # runners in the fleet
+               ) -> dict:
+    "The fleet's rates over some fragments: `policy_lag_mean`, `policy_lag_max`, `learner_wait_share`, `samples_per_s`, `runner_utilisation`"
+    return dict(policy_lag_mean=sum(lags) / max(len(lags), 1), policy_lag_max=max(lags, default=0), learner_wait_share=wait_s / wall_s,
+                samples_per_s=env_steps / wall_s, runner_utilisation=busy_s / (n_runners * wall_s))
+
+@patch
+def log_rates(self: FleetCallback):
+    "Log `fleet_rates` over the fragments since the last reading, and start the next reading"
+    col = self._col
+    rates = fleet_rates(self._lags, col.wait_s - self._wait, col.busy_s - self._busy, col.env_step - self._steps, max(time.perf_counter() - self._t, 1e-9), col.n_runners)
+    for k, v in rates.items(): self.learn.metrics.log(k, v, col.env_step)
+    self._mark()

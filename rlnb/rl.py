@@ -49,6 +49,7 @@ class RunConfig:
     runners: int = 0              # Ray actors that collect, each with n_envs / runners envs (0: collect in this process)
     async_runners: bool = False   # take whichever runner's fragment is ready (algorithms that tolerate lag); False: synchronous rounds
     max_staleness: int | None = None  # asynchronous: drop fragments acted by weights more than this many versions old (None: keep all)
+    inflight: int = 1             # asynchronous: fragments each runner has under way (2: it starts the next as soon as one is done)
     fragment: int = 256           # env steps per runner request (off-policy; an on-policy runner returns one rollout)
     runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
@@ -60,7 +61,7 @@ class RunConfig:
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
-                     fragment=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
+                     fragment=POSITIVE_INT, inflight=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
         if self.runners and self.n_envs % self.runners:
             raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
@@ -73,7 +74,7 @@ class RunConfig:
 def unused(self: RunConfig, names) -> list:
     "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
     off = {'runners > 0': not self.runners, 'async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
-    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True')
+    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True', inflight='async_runners=True')
     return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
 
 @patch
@@ -317,5 +318,5 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
     envs.close()
     col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, preprocess=cfg.preprocess), cfg.runners, agent.model, cfg.n_envs,
                        mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
-                       max_staleness=cfg.max_staleness, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
+                       max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

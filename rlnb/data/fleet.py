@@ -150,6 +150,7 @@ class RayCollector(Collector):
                  mode: str = 'sync',                   # 'sync': rounds, every runner with the newest weights; 'async': whichever fragment is ready
                  fragment: int = 1,                    # env steps a runner collects per request (1 for rollout collectors: one rollout)
                  max_staleness: int | None = None,     # async: drop fragments acted by weights more than this many versions old (None: keep all)
+                 inflight: int = 1,                    # async: fragments each runner has under way (2: it starts the next as soon as one is done, acted by weights a version older)
                  max_restarts: int = 2,                # times Ray restarts each runner that dies
                  timeout: float = 60.,                 # seconds a runner may take for one fragment before it counts as hung
                  seed: int = 0,                        # seeds the envs of restarted runners
@@ -161,14 +162,14 @@ class RayCollector(Collector):
         if n_runners < 1: raise ValueError(f'n_runners must be at least 1, got {n_runners}.')
         if n_envs % n_runners: raise ValueError(f'{n_envs} envs do not split evenly over {n_runners} runners: make n_envs a multiple of runners.')
         if fragment < 1 or max_restarts < 0 or timeout <= 0: raise ValueError(f'fragment must be >= 1, max_restarts >= 0 and timeout > 0; got {fragment}, {max_restarts}, {timeout}.')
+        if inflight < 1 or (inflight > 1 and mode == 'sync'): raise ValueError(f'inflight (fragments under way per runner) must be 1, or more with mode="async"; got {inflight} with mode={mode!r}.')
         if max_staleness is not None and (mode == 'sync' or max_staleness < 0):
             raise ValueError(f'max_staleness bounds asynchronous collection (mode="async"), and cannot be negative; got {max_staleness} with mode={mode!r}.')
         self.make, self.n_runners, self.model, self.n_envs, self.mode, self.fragment = make, n_runners, model, n_envs, mode, fragment
-        self.max_staleness, self.max_restarts, self.timeout, self.seed, self.budget = max_staleness, max_restarts, timeout, seed, budget
+        self.max_staleness, self.max_restarts, self.timeout, self.seed, self.budget, self.inflight = max_staleness, max_restarts, timeout, seed, budget, inflight
         self.actor_options = dict(num_cpus=num_cpus, **(options or {}))
         self.metrics, self.actors, self.own_ray, self.learner_step = Metrics(), None, False, 0
-        self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
-        self.version = self.draws = self.dropped = self.lost = 0
+        self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = self.version = self.draws = self.dropped = self.lost = 0
         self.wait_s = self.busy_s = 0.   # seconds the learner waited in `next`; seconds the runners spent collecting
         self.restarted, self.queue, self.pending, self._pushed, self.weights = False, [], {}, None, None
         tn.BaseNode.__init__(self)
@@ -247,7 +248,7 @@ def _ask(self: RayCollector) -> int:
     "Env steps to ask an idle runner for: `fragment`, or near the end of the budget its share of what is left (what is under way counted)"
     if self.budget is None or self.fragment == 1: return self.fragment
     left = self.budget - self.env_step - sum(s for _, _, s in self.pending.values())
-    return max(1, min(self.fragment, -(-left // (self.n_runners - len(self.pending)))))
+    return max(1, min(self.fragment, -(-left // max(1, self.n_runners * self.inflight - len(self.pending)))))   # shared by the requests not yet made
 
 # %% ../../nbs/05f_data.fleet.ipynb #c5890ee6
 @patch
@@ -336,18 +337,24 @@ def _round(self: RayCollector):
 
 @patch
 def _take(self: RayCollector):
-    "Asynchronous: the first fragment that is ready; its runner is sent the newest weights and collects the next one at once"
+    "Asynchronous: the first fragment that is ready; its runner is sent the newest weights for a new request (with `inflight` 2 it has already started the one queued behind)"
     ray = import_ray()
     while not self.queue:
         ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=max(0., min(t for _, t, _ in self.pending.values()) + self.timeout - time.monotonic()))
         ref = ready[0] if ready else min(self.pending, key=lambda k: self.pending[k][1])   # none ready in time: the oldest is hung
         r = self.pending[ref][0]
         try: frag = self._answer(ref)
-        except _Lost: self._request(r); continue
+        except _Lost:
+            for k in [k for k, v in self.pending.items() if v[0] == r]: self.pending.pop(k); self.lost += 1   # its other requests died with it
+            for _ in range(self.inflight): self._request(r)
+            continue
+        for k, (rr, _, s) in self.pending.items():
+            if rr == r: self.pending[k] = (rr, time.monotonic(), s)   # its next request starts now: its timeout too
         item = self._receive(frag)
         self._request(r)
         if item is not None: self.queue.append(item)
 
+# %% ../../nbs/05f_data.fleet.ipynb #274b3a06
 @patch
 def next(self: RayCollector):
     if not self.queue:
@@ -375,7 +382,8 @@ def reset(self: RayCollector, initial_state: dict | None = None):
         seeds = [Seeder([self.seed, r, self.env_step]).int() % 2**31 for r in range(self.n_runners)]
     self._each(lambda r: self.actors[r].reset.remote(None if runners is None else runners[r], seed=seeds[r]), 'reset')
     if self.mode == 'async':
-        for r in range(self.n_runners): self._request(r)
+        for r in range(self.n_runners):
+            for _ in range(self.inflight): self._request(r)
 
 @patch
 def get_state(self: RayCollector) -> dict:

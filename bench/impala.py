@@ -17,14 +17,15 @@ seconds for one (both measured in the PPO runs), a synchronous round takes C + 2
 collection needs at least max(C, 2U) and, on `cores` CPUs with a computing env, (2C + 2U) / cores.
 
 Learning (`--learn`): both train `--learn-steps` env steps on the slow env, seeds 0..`--seeds`-1, evaluated every 5,000
-env steps; reported per seed: PPO's final return and the wall seconds APPO took to first reach it.
+env steps in a Ray actor while training goes on (`eval_runner`); reported per seed: PPO's final return and the wall seconds APPO took to first reach it.
 
 Faults (`--kill`): `rlnb train appo --runners 2` on CartPole-v1 while a runner's process is SIGKILLed from outside
 mid-run: the exit code, the final evaluation, the restarts, and whether any Ray process is left afterwards.
 
 Ends with one JSON line.
 
-    python bench/impala.py [--pairs 3] [--steps 20000] [--env burn|sleep] [--learn] [--kill]
+    python bench/impala.py [--pairs 3] [--steps 20000] [--env burn|sleep] [--ms 1] [--epochs 10] [--learn] [--kill] [--save FILE]
+    python bench/impala.py --pairs 0 --learn --seeds 3      # only the learning comparison
 """
 import argparse, json, os, resource, signal, statistics, subprocess, sys, tempfile, time
 from dataclasses import replace
@@ -81,7 +82,7 @@ def learning(cfg, seeds) -> list:
     out = []
     for seed in seeds:
         clock = Clock()
-        with replace(cfg, eval_every=5_000).learner(ENV, seed, progress=False, cbs=[clock]) as learn:
+        with replace(cfg, eval_every=5_000, eval_runner=True).learner(ENV, seed, progress=False, cbs=[clock]) as learn:   # evaluations in a Ray actor: the wall time is training's
             learn.train()
             out.append(clock.rows)
     return out
@@ -128,9 +129,9 @@ def main(a):
             print(f"pair {i}: ppo {r['ppo']['steps_per_s']:.0f} steps/s (wait {r['ppo']['wait_share']:.2f}), appo {r['appo']['steps_per_s']:.0f} steps/s "
                   f"(wait {r['appo']['wait_share']:.2f}, lag {r['appo']['lag']:.2f}): {r['appo']['steps_per_s'] / r['ppo']['steps_per_s']:.2f}x", flush=True)
         med = lambda f: statistics.median(f(p) for p in pairs)
-        C, U = med(lambda p: p['ppo']['C']), med(lambda p: p['ppo']['U'])
+        C, U = (med(lambda p: p['ppo']['C']), med(lambda p: p['ppo']['U'])) if pairs else (0, 0)
         cores = res['cores'] if a.env == 'burn' else 10**9
-        res.update(ppo_steps_per_s=round(med(lambda p: p['ppo']['steps_per_s'])), appo_steps_per_s=round(med(lambda p: p['appo']['steps_per_s'])),
+        if pairs: res.update(ppo_steps_per_s=round(med(lambda p: p['ppo']['steps_per_s'])), appo_steps_per_s=round(med(lambda p: p['appo']['steps_per_s'])),
                    speedup_vs_sync=round(med(lambda p: p['appo']['steps_per_s'] / p['ppo']['steps_per_s']), 3),
                    learner_wait_share=round(med(lambda p: p['appo']['wait_share']), 3), ppo_wait_share=round(med(lambda p: p['ppo']['wait_share']), 3),
                    appo_policy_lag_mean=round(med(lambda p: p['appo']['lag']), 3),
@@ -152,6 +153,8 @@ def main(a):
         ray.shutdown()
     if a.kill:
         res.update(killed_runner(tempfile.mkdtemp() + '/appo-killed'))
+    res['date'] = time.strftime('%Y-%m-%d')
+    if a.save: open(a.save, 'w').write(json.dumps(res, indent=1) + '\n')
     print(json.dumps(res))
 
 if __name__ == '__main__':
@@ -167,4 +170,5 @@ if __name__ == '__main__':
     ap.add_argument('--seeds', type=int, default=3)
     ap.add_argument('--kill', action='store_true')
     ap.add_argument('--only-kill', action='store_true', help='run only the killed-runner check')
+    ap.add_argument('--save', help='also write the JSON to this file (bench/results/)')
     main(ap.parse_args())

@@ -73,8 +73,8 @@ class RunConfig:
 @patch
 def unused(self: RunConfig, names) -> list:
     "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
-    off = {'runners > 0': not self.runners, 'async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
-    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='async_runners=True', inflight='async_runners=True')
+    off = {'runners > 0': not self.runners, 'runners > 0 with async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
+    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='runners > 0 with async_runners=True', inflight='runners > 0 with async_runners=True')
     return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
 
 @patch

@@ -159,6 +159,16 @@ def shares_trunk(model: nn.Module                     # an actor-critic
     "Whether policy and value share one feed-forward trunk: then acting computes the value too (one linear layer more), and the update keeps it"
     return getattr(model, 'critic', 0) is None and not callable(getattr(model, 'initial_state', None))
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #bcc2fbe5
+@patch
+def observe(self: OnPolicyBatches,
+            r: Rollout                                # a rollout the node is about to prepare
+           ) -> torch.Tensor:
+    "Update the network's observation statistics (`model.norm`, if any) with `r`'s real rows; `r`'s rewards `[T, N]`, scaled if the node has a `RewardScaler`"
+    norm = getattr(self.model, 'norm', None)
+    if norm is not None: norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))[r.valid.flatten()].to(model_device(self.model)))
+    return r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
+
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
 @patch
 def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
@@ -167,8 +177,7 @@ def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
     obs = tree_map(flat, r.obs)
     dev, norm = model_device(self.model), getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(obs)[r.valid.flatten()].to(dev))
-    reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
+    reward = self.observe(r)
     action = flat(r.extra.get('raw_action', r.action))
     with torch.no_grad():
         if norm is None and shares_trunk(self.model) and {'value', 'logp'} <= r.extra.keys():   # kept while acting: only the bootstrap values are new

@@ -12,10 +12,8 @@ from typing import Any, NamedTuple
 from fastcore.basics import patch
 import torch
 from ...core import tree_map, check_fields, POSITIVE_INT, POSITIVE, POSITIVE_OR_NONE, one_of
-from ...agent import model_device
 from ...learner import ModelLoss
 from ...data.rollout import Rollout
-from ...nets import flatten_obs
 from ...rl import RLLearner, Run
 from .core import PGConfig, OnPolicyBatches, policy_logp_entropy, mean_weights, standardize, pg_learner
 from .ppo import clipped_surrogate
@@ -80,9 +78,7 @@ def _prepare(self: VTraceBatches, r: Rollout) -> VTraceBatch:
     if 'logp' not in r.extra: raise ValueError("V-trace needs the log-probabilities the acting policy gave its actions (the agent's 'logp'): act with a policy selector.")
     T, N = r.reward.shape
     cols = lambda x: x.transpose(0, 1).contiguous()
-    norm = getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(tree_map(lambda x: x.reshape(T * N, *x.shape[2:]), r.obs))[r.valid.flatten()].to(model_device(self.model)))
-    reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
+    reward = self.observe(r)
     obs = tree_map(lambda o, n: torch.cat([cols(o), n[:, None]], 1), r.obs, r.next_obs)
     return VTraceBatch(obs, cols(r.extra.get('raw_action', r.action)), cols(r.extra['logp']).float(), cols(reward), cols(r.terminated),
                        cols(r.terminated | r.truncated), cols(r.valid).float())

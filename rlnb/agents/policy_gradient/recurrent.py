@@ -16,7 +16,7 @@ from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
 from ...learner import ModelLoss
 from ...agent import model_device
 from ...data.rollout import Rollout
-from ...nets import LSTMActorCritic, flatten_obs
+from ...nets import LSTMActorCritic
 from .core import policy_logp_entropy, rollout_advantages, OnPolicyBatches
 from .ppo import PPOConfig
 
@@ -55,9 +55,7 @@ class SequenceBatches(OnPolicyBatches):
 def _prepare(self: SequenceBatches, r: Rollout) -> SequenceBatch:
     "The rollout's sequences with old log-probs, values, advantages and returns, all `[T, N]` (flattened per minibatch)"
     T, N = r.reward.shape
-    dev, norm = model_device(self.model), getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))[r.valid.flatten()].to(dev))
-    reward = r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
+    dev, reward = model_device(self.model), self.observe(r)
     action = r.extra.get('raw_action', r.action)
     obs = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N]: the bootstrap row last
     start = torch.cat([r.episode_start, ~r.valid[-1:]])                        # it starts an episode after an auto-reset row

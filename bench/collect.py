@@ -16,6 +16,7 @@ total time. Ends with one JSON line.
     python bench/collect.py [--chunks 300] [--seconds-per-chunk 0.01]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import torch
 from rlnb.agent import RandomAgent
 from rlnb.data.gym import make_envs
@@ -64,6 +65,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--chunks', type=int, default=300, help='chunks per contender and size')
     ap.add_argument('--seconds-per-chunk', type=float, default=0.01)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     out = {}
@@ -73,6 +75,6 @@ def main():
         out[f'rlnb_n{n}'], out[f'plain_n{n}'], out[f'ratio_n{n}'] = round(r), round(p), round(ratio, 3)
         print(f"{n:>4} {r:>14,.0f} {p:>14,.0f} {ratio:>7.3f}")
     print('target: ratio >= 0.8 at both sizes')
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

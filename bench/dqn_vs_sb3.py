@@ -20,6 +20,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
     python bench/dqn_vs_sb3.py [--steps 50000] [--repeats 5]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import numpy as np, torch
 from timing import timed_train
 
@@ -100,6 +101,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=50_000)
     ap.add_argument('--repeats', type=int, default=5)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     n_upd = rlnb_cfg(a.steps).n_batches()
@@ -122,6 +124,6 @@ def main():
     print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s, floor {out['floor_s']:.1f} s: "
           f"rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), rlnb/floor {out['ratio_vs_floor']:.3f} (information)")
     print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

@@ -9,6 +9,7 @@ Ends with one JSON line.
     python bench/fast.py [--repeats 7] [--calls 2000]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import numpy as np, torch
 from torch import nn
 
@@ -45,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--repeats', type=int, default=7)
     ap.add_argument('--calls', type=int, default=2000)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     from rlnb.fast import FusedAdam, clip_grad_norm
@@ -60,6 +62,6 @@ def main():
         for _ in range(a.repeats): m.append(mine()); t.append(theirs())
         out[name] = dict(rlnb_us=round(statistics.median(m), 2), torch_us=round(statistics.median(t), 2), ratio=round(statistics.median(x / y for x, y in zip(m, t)), 3))
         print(f"{name:12s} rlnb {out[name]['rlnb_us']:8.2f} us  public path {out[name]['torch_us']:8.2f} us  ratio {out[name]['ratio']:.3f}", flush=True)
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

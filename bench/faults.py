@@ -14,11 +14,13 @@ and `failed`.
     python bench/faults.py            # every case
     python bench/faults.py --ray      # the Ray runner cases only
     python bench/faults.py --cli      # the command-line cases only (refusals, writers, signals, disk, the --set fuzz)
+    python bench/faults.py --save bench/results/faults.json   # any of these, also written with its provenance
 
 The Ray cases run each training in its own session (a new process group) and count, after it has ended,
 the processes left in that session: the trainer's Ray (GCS, raylet, agents) and its runners included.
 """
 import json, os, signal, subprocess, sys, tempfile, textwrap, time
+from record import report
 import torch
 from pathlib import Path
 import numpy as np
@@ -381,8 +383,8 @@ def fuzz_cases() -> list:
 
 def main():
     cases = []
-    if '--ray' in sys.argv: return report(ray_cases())
-    if '--cli' in sys.argv: return report(cli_cases() + fuzz_cases())
+    if '--ray' in sys.argv: return summary(ray_cases())
+    if '--cli' in sys.argv: return summary(cli_cases() + fuzz_cases())
     for where in ('step', 'reset'):
         for fault, says in (('raise', 'env 1 raised RuntimeError'), ('die', 'env 1 died'), ('hang', 'env 1 did not answer within 1.0 s')):
             msg, procs = worker_fault(fault, where)
@@ -397,13 +399,14 @@ def main():
     cases.append(('train over a run', 'exit=2 lines=1 unchanged=True', obs, obs == 'exit=2 lines=1 unchanged=True'))
     obs = orphans()
     cases.append(('parent SIGKILLed', 'workers_alive=0', obs, obs == 'workers_alive=0'))
-    report(cases + cli_cases() + fuzz_cases() + ray_cases())
+    summary(cases + cli_cases() + fuzz_cases() + ray_cases())
 
-def report(cases):
+def summary(cases):
     w = max(len(c[0]) for c in cases)
     print(f"{'case':<{w}}  {'ok':<4}  expected  |  observed")
     for name, exp, got, ok in cases: print(f"{name:<{w}}  {'yes' if ok else 'NO':<4}  {exp}  |  {got}")
     passed = sum(c[3] for c in cases)
-    print(json.dumps(dict(cases=len(cases), passed=passed, failed=len(cases) - passed)))
+    save = sys.argv[sys.argv.index('--save') + 1] if '--save' in sys.argv else None
+    report(dict(cases=len(cases), passed=passed, failed=len(cases) - passed, rows=[dict(case=c[0], expected=c[1], observed=c[2], ok=c[3]) for c in cases]), save)
 
 if __name__ == '__main__': main()

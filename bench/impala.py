@@ -28,6 +28,7 @@ Ends with one JSON line.
     python bench/impala.py --pairs 0 --learn --seeds 3      # only the learning comparison
 """
 import argparse, json, os, resource, signal, statistics, subprocess, sys, tempfile, time
+from record import add_save, report
 from dataclasses import replace
 import gymnasium as gym
 
@@ -113,7 +114,7 @@ def main(a):
     os.environ['SLOW_ENV_MS'], os.environ['SLOW_ENV_KIND'] = str(a.ms), a.env
     global MS, KIND
     MS, KIND = a.ms, a.env
-    if a.only_kill: return print(json.dumps(killed_runner(tempfile.mkdtemp() + '/appo-killed')))
+    if a.only_kill: return report(killed_runner(tempfile.mkdtemp() + '/appo-killed'), a.save)
     import torch; torch.set_num_threads(1)
     import ray
     ray.init(address='local', num_cpus=4, include_dashboard=False, logging_level='warning', log_to_driver=False)
@@ -153,9 +154,7 @@ def main(a):
         ray.shutdown()
     if a.kill:
         res.update(killed_runner(tempfile.mkdtemp() + '/appo-killed'))
-    res['date'] = time.strftime('%Y-%m-%d')
-    if a.save: open(a.save, 'w').write(json.dumps(res, indent=1) + '\n')
-    print(json.dumps(res))
+    report(res, a.save)
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,5 +169,5 @@ if __name__ == '__main__':
     ap.add_argument('--seeds', type=int, default=3)
     ap.add_argument('--kill', action='store_true')
     ap.add_argument('--only-kill', action='store_true', help='run only the killed-runner check')
-    ap.add_argument('--save', help='also write the JSON to this file (bench/results/)')
+    add_save(ap)
     main(ap.parse_args())

@@ -20,6 +20,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
     python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json   # the curves as one image
 """
 import argparse, json, statistics, time
+from record import add_save, report
 from concurrent.futures import ProcessPoolExecutor
 
 def run_one(algo, env, seed, overrides):
@@ -30,7 +31,9 @@ def run_one(algo, env, seed, overrides):
     with p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides) as learn:   # closed after: env workers and Ray runners end with the run
         t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
         ev = learn.evaluator
-        return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'))
+        steps, means = learn.metrics.series.get('eval_return', ((), ()))
+        return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'), threshold=ev.threshold,
+                    curve=[(int(x), round(float(y), 2)) for x, y in zip(steps, means)])
 
 class SB3Agent:
     "An SB3 model as an rlnb agent, for rlnb's `evaluate`"
@@ -118,14 +121,13 @@ def main_vs_sb3(a, overrides):
             rows.append(row)
             print(f"{algo} {a.env} {res[0]['rlnb_curve'][-1][0]:,} steps: rlnb median {row['rlnb_median']:.2f} {[round(r['rlnb'], 2) for r in res]}, "
                   f"SB3 median {row['sb3_median']:.2f} {[round(r['sb3'], 2) for r in res]}, random {row['random_median']:.2f}", flush=True)
-    if a.save: open(a.save, 'w').write(json.dumps(rows, indent=1) + '\n')
-    print(json.dumps(rows))
+    report(rows, a.save)
 
 def plot_results(files, out):
     "Learning curves from --vs-sb3 result files: one panel per algorithm and env, rlnb and SB3 (median over seeds, min to max shaded), random dashed"
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt, numpy as np
-    rows = [r for f in files for r in json.load(open(f))]
+    rows = [r for f in files for r in json.load(open(f))['result']]
     fig, axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 3.2), squeeze=False)
     for ax, row in zip(axes[0], rows):
         for lib, color in (('rlnb', 'C0'), ('sb3', 'C1')):
@@ -141,31 +143,33 @@ def plot_results(files, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--algos', default='dqn_notarget,dqn,prioritized_dqn,double_dqn,dueling_dqn,c51,ppo,reinforce')
-    ap.add_argument('--env', default='CartPole-v1')
+    ap.add_argument('--algos', help='comma-separated presets (default: every preset without pixels)')
+    ap.add_argument('--env', help="the env (default: each preset's own)")
     ap.add_argument('--seeds', type=int, default=10)
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
-    ap.add_argument('--save', help='write the rows as JSON to this file (bench/results/)')
+    add_save(ap)
     ap.add_argument('--plot', nargs='+', metavar=('OUT', 'RESULTS'), help='plot the curves of --vs-sb3 result files into the image OUT')
     a = ap.parse_args()
     if a.plot: return plot_results(a.plot[1:], a.plot[0])
     overrides, rows = json.loads(a.set), []
+    from rlnb.presets import PRESETS, get_preset
+    a.algos = a.algos or ','.join(n for n, p in PRESETS.items() if p.cfg.preprocess is None)
     if a.vs_sb3: return main_vs_sb3(a, overrides)
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
             res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.seeds), [overrides] * a.seeds))
             solved = [r['solved_at'] for r in res if r['solved_at'] is not None]
-            row = dict(algo=algo, env=a.env, seeds=a.seeds, solved=len(solved),
+            p = get_preset(algo, a.env)
+            row = dict(algo=algo, env=p.env, seeds=a.seeds, threshold=res[0]['threshold'], budget=p.cfg.total_steps, solved=len(solved),
                        median_steps_to_threshold=statistics.median(solved) if solved else None,
                        median_wall_s=round(statistics.median(r['wall_s'] for r in res), 1),
-                       per_seed=[r['solved_at'] for r in res], per_seed_wall_s=[round(r['wall_s'], 1) for r in res])
+                       per_seed=[r['solved_at'] for r in res], per_seed_wall_s=[round(r['wall_s'], 1) for r in res], curves=[r['curve'] for r in res])
             rows.append(row)
-            print(f"{algo:<14} {a.env:<14} solved {len(solved):>2}/{a.seeds}  median steps {row['median_steps_to_threshold']}  "
+            print(f"{algo:<14} {p.env:<16} solved {len(solved):>2}/{a.seeds}  median steps {row['median_steps_to_threshold']}  "
                   f"median wall {row['median_wall_s']} s  per seed {row['per_seed']} ({row['per_seed_wall_s']} s)", flush=True)
-    if a.save: open(a.save, 'w').write(json.dumps(rows, indent=1) + '\n')
-    print(json.dumps(rows))
+    report(rows, a.save)
 
 if __name__ == '__main__': main()

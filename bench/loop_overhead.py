@@ -7,6 +7,7 @@ JSON line with the figures. Medians over interleaved repeats (machines are share
     python bench/loop_overhead.py [--repeats 7] [--events 200000] [--batches 5000]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import torch
 from torch import nn
 from rlnb.loop import Loop
@@ -75,6 +76,7 @@ def main():
     ap.add_argument('--repeats', type=int, default=7)
     ap.add_argument('--events', type=int, default=200_000)
     ap.add_argument('--batches', type=int, default=5_000)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     res = {}
@@ -97,11 +99,11 @@ def main():
     for name, (r, p) in batch.items():
         print(f"{f'fit batch ({name}), no callbacks':<32} {r:>9.2f} {p:>9.2f} {r / p:>7.2f}")
     print(f"framework overhead per batch: {batch_r - batch_p:.2f} us (target < 10); unheard event: {res[0][0]:.3f} us (target < 0.5)")
-    print(json.dumps({'event0_us': round(res[0][0], 4), 'event1_us': round(res[1][0], 4), 'event5_us': round(res[5][0], 4),
+    report({'event0_us': round(res[0][0], 4), 'event1_us': round(res[1][0], 4), 'event5_us': round(res[5][0], 4),
                       'plain1_us': round(res[1][1], 4), 'plain5_us': round(res[5][1], 4),
                       'ratio1': round(res[1][0] / res[1][1], 3), 'ratio5': round(res[5][0] / res[5][1], 3),
                       'batch_us': round(batch_r, 2), 'plain_batch_us': round(batch_p, 2),
                       'batch_overhead_us': round(batch_r - batch_p, 2), 'batch_ratio': round(batch_r / batch_p, 3),
-                      'tiny_batch_us': round(batch['tiny'][0], 2), 'tiny_plain_batch_us': round(batch['tiny'][1], 2)}))
+                      'tiny_batch_us': round(batch['tiny'][0], 2), 'tiny_plain_batch_us': round(batch['tiny'][1], 2)}, a.save)
 
 if __name__ == '__main__': main()

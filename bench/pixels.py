@@ -15,6 +15,7 @@ array, the same network, updates and schedule. Ratios are medians of paired repe
     python bench/pixels.py [--steps 50000] [--repeats 1] [--capacity 200000] [--skip-train]
 """
 import argparse, json, os, resource, statistics, subprocess, sys, time
+from record import add_save, report
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -216,6 +217,7 @@ def main():
     ap.add_argument('--dqn-starts', type=int, default=40_000)
     ap.add_argument('--skip-train', action='store_true', help='memory and sampling only')
     ap.add_argument('--part', nargs='+', help=argparse.SUPPRESS)
+    add_save(ap)
     a = ap.parse_args()
     if a.part:
         kind, *rest = a.part
@@ -246,6 +248,6 @@ def main():
                         f'{algo}_rlnb_cpu_s': round(med('rlnb', 'cpu'), 1), f'{algo}_sb3_cpu_s': round(med('sb3', 'cpu'), 1), f'{algo}_bare_cpu_s': round(med('bare', 'cpu'), 1),
                         f'{algo}_ratio_vs_sb3': round(paired('sb3', 'wall'), 3), f'{algo}_ratio_vs_bare': round(paired('bare', 'wall'), 3),
                         f'{algo}_cpu_ratio_vs_sb3': round(paired('sb3', 'cpu'), 3), f'{algo}_cpu_ratio_vs_bare': round(paired('bare', 'cpu'), 3)})
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

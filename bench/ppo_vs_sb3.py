@@ -17,6 +17,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
     python bench/ppo_vs_sb3.py [--steps 100000] [--repeats 3]
 """
 import argparse, json, math, statistics, time
+from record import add_save, report
 import torch
 from timing import timed_train
 
@@ -102,6 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=100_000)
     ap.add_argument('--repeats', type=int, default=3)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     _, n_updates, split = run_rlnb(a.steps, 100, split=True)   # warm-up, and the time split
@@ -115,8 +117,8 @@ def main():
     med = {n: statistics.median(v) for n, v in t.items()}
     paired = lambda x: statistics.median(u / v for u, v in zip(t['rlnb'], t[x]))
     print(f"rlnb/SB3 {paired('sb3'):.3f} (target <= 0.7), rlnb/bare {paired('bare'):.3f} (target <= 1.05), rlnb/floor {paired('floor'):.3f} (information)")
-    print(json.dumps(dict(rlnb_s=round(med['rlnb'], 2), sb3_s=round(med['sb3'], 2), bare_s=round(med['bare'], 2), floor_s=round(med['floor'], 2),
+    report(dict(rlnb_s=round(med['rlnb'], 2), sb3_s=round(med['sb3'], 2), bare_s=round(med['bare'], 2), floor_s=round(med['floor'], 2),
                           ratio_vs_sb3=round(paired('sb3'), 3), ratio_vs_bare=round(paired('bare'), 3), ratio_vs_floor=round(paired('floor'), 3),
-                          n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split)))
+                          n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split), a.save)
 
 if __name__ == '__main__': main()

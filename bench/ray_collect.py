@@ -16,6 +16,7 @@ Ends with one JSON line.
     python bench/ray_collect.py [--pairs 15]
 """
 import argparse, json, os, statistics, time, warnings
+from record import add_save, report
 import numpy as np
 import torch
 import gymnasium as gym
@@ -54,7 +55,7 @@ def make_burn(index, n_envs=4, n_steps=64):
 def timed(f):
     t0 = time.perf_counter(); out = f(); return time.perf_counter() - t0, out
 
-def main(pairs):
+def main(pairs, save=None):
     torch.set_num_threads(1)
     ray.init(address='local', num_cpus=4, include_dashboard=False, logging_level='warning', log_to_driver=False)
     try:
@@ -93,12 +94,14 @@ def main(pairs):
         print(f'env step of 1 ms CPU: 1 runner {statistics.median(rates1):,.0f} transitions/s, 2 runners {statistics.median(rates2):,.0f}; scaling {scaling:.2f}x (median of {pairs} pairs)')
     finally:
         ray.shutdown()
-    print(json.dumps(dict(bench='ray_collect', overhead=round(overhead, 4), scaling_2_runners=round(scaling, 3),
+    report(dict(bench='ray_collect', overhead=round(overhead, 4), scaling_2_runners=round(scaling, 3),
                           local_ms=round(statistics.median(t_local) * 1e3, 2), ray_ms=round(statistics.median(t_ray) * 1e3, 2),
                           rate_1_runner=round(statistics.median(rates1)), rate_2_runners=round(statistics.median(rates2)), pairs=pairs,
-                          target_overhead=0.10, target_scaling=1.8)))
+                          target_overhead=0.10, target_scaling=1.8), save)
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--pairs', type=int, default=15)
-    main(p.parse_args().pairs)
+    add_save(p)
+    a = p.parse_args()
+    main(a.pairs, a.save)

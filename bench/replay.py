@@ -12,6 +12,7 @@ throughput) and with one that also evicts after 8 uses: their cost is the paired
     python bench/replay.py [--ops 3000] [--repeats 9]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import numpy as np, torch
 from rlnb.core import Step
 from rlnb.memory.experience_replay import ExperienceReplay
@@ -72,6 +73,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--ops', type=int, default=3000)
     ap.add_argument('--repeats', type=int, default=9)
+    add_save(ap)
     a = ap.parse_args()
     torch.set_num_threads(1)
     timers = {'rlnb': lambda: time_rlnb(a.ops), 'sb3': lambda: time_sb3(a.ops), 'numpy': lambda: time_numpy(a.ops),
@@ -90,6 +92,6 @@ def main():
                monitor_over_plain=round(paired('rlnb_monitor', 'rlnb'), 3), cap_over_plain=round(paired('rlnb_cap', 'rlnb'), 3))
     print(f"rlnb is {out['ratio_vs_sb3']:.2f}x SB3's throughput (target >= 1.5) and takes {out['ratio_vs_numpy']:.2f}x the bare numpy ring's time (target <= 1.5)")
     print(f"a ReplayMonitor costs {out['monitor_over_plain']:.2f}x the plain replay's time, with eviction after 8 uses {out['cap_over_plain']:.2f}x")
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

@@ -19,6 +19,7 @@ Needs `pip install -e ".[bench]"` (sb3-contrib). Ends with one JSON line.
     python bench/rppo_vs_sb3.py --quality [--seeds 0,1,2] [--steps 100000] [--eval-every 2500] [--stop]
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import numpy as np, torch
 from torch import nn
 import rlnb.data.gym  # noqa: F401  (registers CartPoleNoVel-v1)
@@ -116,9 +117,10 @@ def main():
     ap.add_argument('--threshold', type=float, default=475.)
     ap.add_argument('--stop', action='store_true', help='in --quality, end recurrent runs at their first evaluation at or above --threshold (the schedules still span --steps)')
     ap.add_argument('--sides', default='rlnb,sb3,ppo', help='which to run in --quality: rlnb, sb3 (sb3-contrib), ppo (rlnb feed-forward)')
+    add_save(ap)
     a = ap.parse_args()
     a.steps = a.steps or (100_000 if a.quality else 20_000)
     torch.set_num_threads(1)
-    print(json.dumps(quality(a) if a.quality else speed(a)))
+    report(quality(a) if a.quality else speed(a), a.save)
 
 if __name__ == '__main__': main()

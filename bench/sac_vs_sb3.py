@@ -26,6 +26,7 @@ Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one 
     python bench/sac_vs_sb3.py --quality --env HalfCheetah-v5 --steps 100000 --eval-every 10000 --eval-episodes 10 --threshold 3000
 """
 import argparse, json, statistics, time
+from record import add_save, report
 import numpy as np, torch
 from torch import nn
 import torch.nn.functional as F
@@ -302,9 +303,10 @@ def main():
     ap.add_argument('--eval-episodes', type=int, default=20)
     ap.add_argument('--stop', action='store_true', help='in --quality, end each run at its first evaluation at or above --threshold')
     ap.add_argument('--sides', default='rlnb,sb3', help='which to run in --quality: rlnb, sb3, bare (comma-separated)')
+    add_save(ap)
     a = ap.parse_args()
     a.steps = a.steps or (5000 if a.quality else 3000)
     torch.set_num_threads(1)
-    print(json.dumps(same_updates(a) if a.same_updates else quality(a) if a.quality else speed(a)))
+    report(same_updates(a) if a.same_updates else quality(a) if a.quality else speed(a), a.save)
 
 if __name__ == '__main__': main()

@@ -21,6 +21,7 @@ the seeds of the draw rate over both seats; Connect Four: the lookahead rates in
     python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
 """
 import argparse, json, time
+from record import add_save, report
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 import numpy as np, torch
@@ -52,6 +53,7 @@ def main():
     ap.add_argument('--strong-games', type=int, default=200, help='games per seat against minimax (tic-tac-toe) or the lookahead heuristic (Connect Four)')
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--set', nargs='*', default=[], metavar='NAME=VALUE', help='SelfPlayConfig fields to change, e.g. opponent=pool pool=5 snapshot_every=10000')
+    add_save(ap)
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(',')]
     from rlnb.presets import parse_settings
@@ -65,6 +67,6 @@ def main():
     if a.game == 'tictactoe_v3': out['min_draw_vs_minimax'] = min(r['draw_vs_strong'] for r in rows)
     else: out |= {f'{m.__name__}_{k}_vs_lookahead_{s}': m(r[f'strong_{s}'][k] for r in rows) for m, k in ((min, 'win'), (max, 'loss')) for s in ('first', 'second')}
     out['rows'] = rows
-    print(json.dumps(out))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

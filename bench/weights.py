@@ -11,6 +11,7 @@ equal hashes mean equal weights, bit for bit.
 Ends with one JSON line {algo: hash}.
 """
 import argparse, hashlib, json, sys, tempfile, time
+from record import add_save, report
 from pathlib import Path
 import torch
 from rlnb.core import load_checkpoint
@@ -30,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--algos', default=','.join(n for n, p in PRESETS.items() if p.cfg.preprocess is None))   # pixel presets learn after 50,000+ transitions: name them to hash them at a larger --steps
     ap.add_argument('--steps', type=int, default=6_000)
+    add_save(ap)
     args = ap.parse_args()
     torch.set_num_threads(1)
     out, tmp = {}, Path(tempfile.mkdtemp(prefix='rlnb-weights-'))
@@ -38,6 +40,6 @@ def main():
         train_run(algo, steps=args.steps, seed=0, out=tmp/algo, progress=False)
         out[algo] = weights_hash(load_checkpoint(checkpoints(tmp/algo/'checkpoints')[-1])['model'])
         print(f'{algo:<16} {out[algo]}  ({time.time() - t0:.1f} s)', file=sys.stderr)
-    print(json.dumps(out))
+    report(out, args.save)
 
 if __name__ == '__main__': main()

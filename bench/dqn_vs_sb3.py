@@ -120,7 +120,7 @@ def main():
     paired = lambda x, y: statistics.median(u / v for u, v in zip(x, y))
     out = dict(rlnb_s=round(statistics.median(r), 2), sb3_s=round(statistics.median(s), 2), bare_s=round(statistics.median(b), 2), floor_s=round(statistics.median(f), 2),
                ratio_vs_sb3=round(paired(r, s), 3), ratio_vs_bare=round(paired(r, b), 3), ratio_vs_floor=round(paired(r, f), 3),
-               updates=n_upd, split_s=split)
+               updates=n_upd, steps=a.steps, repeats=a.repeats, split_s=split)
     print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s, floor {out['floor_s']:.1f} s: "
           f"rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), rlnb/floor {out['ratio_vs_floor']:.3f} (information)")
     print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)

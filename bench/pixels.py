@@ -228,7 +228,7 @@ def main():
             print(json.dumps(dict(wall=wall, cpu=cpu, env_steps=n)))
         return
     mem = {side: run_part('memory', side, a.capacity) for side in ('rlnb', 'sb3')}
-    out = dict(capacity=a.capacity, bytes_per_transition=round(mem['rlnb']['bytes_per_transition']), sb3_bytes_per_transition=round(mem['sb3']['bytes_per_transition']),
+    out = dict(capacity=a.capacity, steps=a.steps, repeats=a.repeats, bytes_per_transition=round(mem['rlnb']['bytes_per_transition']), sb3_bytes_per_transition=round(mem['sb3']['bytes_per_transition']),
                ratio_vs_sb3_optimized=round(mem['rlnb']['bytes_per_transition'] / mem['sb3']['bytes_per_transition'], 3),
                sample_us=round(mem['rlnb']['sample_us'], 1), sb3_sample_us=round(mem['sb3']['sample_us'], 1),
                sample_ratio_vs_sb3=round(mem['rlnb']['sample_us'] / mem['sb3']['sample_us'], 3),

@@ -15,7 +15,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT/'bench'/'results'/'learn.json'
-EXTRA = {'13_agents.selfplay.ipynb': ['selfplay_dqn']}   # a page whose intro trains its preset under another name
 
 def algorithm_notebooks(nbs=ROOT/'nbs') -> list:
     "The algorithm notebooks: 10a-13 (the policy-gradient core, 11_, is what they share)"
@@ -27,7 +26,7 @@ def source(c) -> str: return ''.join(c['source'])
 def presets_of(path: Path) -> list:
     "The presets a page trains: its intro's `rlnb train NAME` commands, in order, each once"
     intro = source(markdown_cells(json.loads(Path(path).read_text()))[2])
-    names = re.findall(r'^rlnb train (\w+)', intro, re.M) + EXTRA.get(Path(path).name, [])
+    names = re.findall(r'^rlnb train (\w+)', intro, re.M)
     return list(dict.fromkeys(names))
 
 def image_name(path: Path) -> str: return f"images/curves-{Path(path).name.split('_')[0]}.png"
@@ -36,9 +35,12 @@ def caption(rows: list, meta: dict) -> str:
     "What the image shows and where it comes from, for rows of bench/learn.py's result"
     envs = sorted({r['env'] for r in rows})
     seeds = rows[0]['seeds']
-    stop = ('each run stopped at its first evaluation at or above the dashed threshold or at its budget ('
-            + ', '.join(f"{r['algo']} {r['budget']:,} steps" for r in rows) + ')')
-    return (f"{' and '.join(r['algo'] for r in rows)} on {', '.join(envs)}: the mean return of the evaluation episodes over env steps, "
+    budgets = ', '.join(f"{r['algo']} {r['budget']:,} steps" for r in rows)
+    stop = (f'each run stopped at its first evaluation at or above the dashed threshold or at its budget ({budgets})'
+            if all(r.get('threshold') is not None for r in rows) else f'each run trained its whole budget ({budgets})')
+    names = [r['algo'] for r in rows]
+    names = ', '.join(names[:-1]) + ' and ' + names[-1] if len(names) > 1 else names[0]
+    return (f"{names} on {', '.join(envs)}: the mean return of the evaluation episodes over env steps, "
             f"seeds 0-{seeds - 1}, one line each; {stop}. Measured {meta['date']} on {meta['cores']} cores by `{meta['command']}`")
 
 def cell_text(path: Path, results: dict) -> str:
@@ -56,7 +58,8 @@ def draw(rows: list, out: Path):
         for s, curve in enumerate(r['curves']):
             if curve: ax.plot(*zip(*curve), '.-', lw=1, ms=3, label=f'seed {s}')
         if r.get('threshold') is not None: ax.axhline(r['threshold'], ls='--', c='gray', lw=1)
-        ax.set_title(f"{r['algo']} on {r['env']}: {r['solved']}/{r['seeds']} solved", fontsize=9)
+        solved = f": {r['solved']}/{r['seeds']} solved" if r.get('threshold') is not None else ''
+        ax.set_title(f"{r['algo']} on {r['env']}{solved}", fontsize=9)
         ax.set_xlabel('env step'); ax.set_ylabel('evaluation mean return'); ax.tick_params(labelsize=8)
     axes[0][0].legend(fontsize=7)
     fig.tight_layout(); fig.savefig(out, dpi=80); plt.close(fig)

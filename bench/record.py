@@ -1,6 +1,6 @@
 """Every bench ends with one JSON line. With `--save FILE` it also writes that result to FILE (under bench/results/),
 wrapped with where it came from: the command, the date, the machine's core count and the package versions.
-The benchmarks page (nbs/21_benchmarks.ipynb) reads those files."""
+The benchmarks page (nbs/90_benchmarks.ipynb) reads those files."""
 import json, os, platform, sys, time
 from importlib.metadata import version, PackageNotFoundError
 

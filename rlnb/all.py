@@ -56,6 +56,7 @@ from .agents.sac import *
 from .agents.td3 import *
 from .agents.selfplay import *
 from .runs import *
+from .track import *
 from .presets import *
 from .train import *
 

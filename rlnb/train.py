@@ -24,6 +24,7 @@ from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_re
 from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
+from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
 from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings
 
 # %% auto #0
@@ -90,6 +91,8 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
     if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
+    for cb in learn.cbs:
+        if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *summary.get('videos', [])], summary)
     return summary
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
@@ -168,13 +171,15 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               changes: dict | None = None,          # config fields to change, `{name: value}` (`--set`)
               config=None,                          # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
               runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
-              async_runners: bool | None = None     # take whichever runner's fragment is ready (off-policy; default: the config's)
+              async_runners: bool | None = None,    # take whichever runner's fragment is ready (off-policy; default: the config's)
+              track: str | None = None              # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = _what_to_run(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video); check_fits(p)
+    if track is not None: check_tracker(track)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
@@ -182,6 +187,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         learn.meta = run_meta(p, seed)
         (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
+        if track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
         return _run(_with_files(learn, out, ckpt_every), out, seed, video)
 
 # %% ../nbs/20_train.ipynb #fcfff264
@@ -217,6 +223,7 @@ def resume_run(run_dir,                              # the run directory to cont
     meta = state.get('meta') or {}
     p = preset_of(meta, ck); _refuse_video(p.cfg, p.env, video)
     confirm_saved_env(meta['env'], env, run_dir)
+    if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # the run's tracker must answer before anything is written
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
     try:
@@ -237,6 +244,7 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
     with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
+        if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
         if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
             summary = run_summary(run_dir)
             if summary is not None:
@@ -335,6 +343,7 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
     t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
+    t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
 
 # %% ../nbs/20_train.ipynb #7149946c
@@ -367,6 +376,8 @@ def _train_cmd(args) -> dict:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
         if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
+        if args.track and args.track != (tracking_of(args.resume) or {}).get('tracker'):
+            raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the tracker it started with (its tracking.json): drop --track.")
         for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
             if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
         return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
@@ -376,7 +387,7 @@ def _train_cmd(args) -> dict:
     p, _ = _what_to_run(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track)
 
 # %% ../nbs/20_train.ipynb #d1c17d79
 class Terminated(KeyboardInterrupt):

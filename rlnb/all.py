@@ -57,6 +57,7 @@ from .agents.td3 import *
 from .agents.selfplay import *
 from .runs import *
 from .track import *
+from .export import *
 from .presets import *
 from .train import *
 

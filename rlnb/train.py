@@ -24,11 +24,13 @@ from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_re
 from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
+from .export import export_learner
 from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
 from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings
 
 # %% auto #0
-__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'parser', 'Terminated', 'main']
+__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint', 'parser', 'Terminated',
+           'main']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -255,14 +257,14 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
         return _run(learn, run_dir, meta['seed'], video)
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
-def _checkpoint_of(path) -> Path:
+def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
     "`path` itself if it is a file; for a run directory, its `best.pt` (or, without one, its newest checkpoint that loads), saying which on stderr"
     path = Path(path)
     if not path.is_dir(): return path
     if (path/'best.pt').is_file():
-        print(f"rlnb eval: evaluating {path/'best.pt'}, the run's best evaluation", file=sys.stderr); return path/'best.pt'
+        print(f"{doing} {path/'best.pt'}, the run's best evaluation", file=sys.stderr); return path/'best.pt'
     ck = newest_checkpoint(path)[0]
-    print(f"rlnb eval: evaluating {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
+    print(f"{doing} {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
 
 # %% ../nbs/20_train.ipynb #d9ab9ed4
 @contextlib.contextmanager
@@ -326,6 +328,16 @@ def eval_checkpoint(path,                                 # a checkpoint written
         if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed), gif))
         return out
 
+# %% ../nbs/20_train.ipynb #04c27e43
+def export_checkpoint(path,                          # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
+                      onnx=None,                     # the .onnx file to write (needs rlnb[export])
+                      torchscript=None,              # the TorchScript .pt file to write
+                      env: str | None = None         # repeat its env id (to confirm a `module:Env-v0`)
+                     ) -> dict:
+    "Write the greedy policy of checkpoint `path` as ONNX and/or TorchScript (`19d_export`), with its parity to the agent on 1,000 observations"
+    if onnx is None and torchscript is None: raise ValueError('Name a file to write: --onnx FILE, --torchscript FILE, or both.')
+    with _loaded(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn: return export_learner(learn, onnx, torchscript)
+
 # %% ../nbs/20_train.ipynb #c7824259
 def _train_args(t: argparse.ArgumentParser):
     "Add the arguments of `rlnb train` to its subparser `t`"
@@ -366,6 +378,11 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
     e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
     e.add_argument('--opponent', default='random', help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or another checkpoint of the same game")
+    x = sub.add_parser('export', help="write a checkpoint's greedy policy as ONNX or TorchScript, and print its parity with the agent")
+    x.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
+    x.add_argument('--onnx', metavar='FILE', help='write an ONNX file (needs rlnb[export])')
+    x.add_argument('--torchscript', metavar='FILE', help='write a TorchScript file (torch.jit.load reads it)')
+    x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
@@ -424,6 +441,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
                 if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
                 print(json.dumps(_train_cmd(args)))
             elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
+            elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env)))
             elif args.command == 'presets':
                 for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:

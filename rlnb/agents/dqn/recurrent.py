@@ -68,7 +68,7 @@ def policy(self: LSTMQNetwork,
           ) -> tuple:
     "One step, for acting: `{'q': [B, A]}` and the next state"
     x = tree_map(lambda o: o[None], obs)
-    q, state = self(x, state, torch.zeros(1, len(state[0]), dtype=torch.bool, device=state[0].device))
+    q, state = self(x, state, torch.zeros(1, state[0].shape[0], dtype=torch.bool, device=state[0].device))
     return {'q': q[0]}, state
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #ffe12253

@@ -58,6 +58,7 @@ from .agents.selfplay import *
 from .runs import *
 from .track import *
 from .export import *
+from .hub import *
 from .presets import *
 from .train import *
 

@@ -6,10 +6,10 @@ Docs: https://rlnb.github.io/rlnb/presets.html.md"""
 
 # %% ../nbs/19b_presets.ipynb #1bc533b8
 from __future__ import annotations
-import difflib
+import contextlib, difflib, warnings
 from dataclasses import asdict, dataclass, fields, replace
-from .core import CheckpointError
-from .runs import check_seed
+from .core import CheckpointError, load_checkpoint
+from .runs import check_seed, confirm_saved_env
 from .data.pixels import env_family
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig
@@ -25,7 +25,7 @@ from .agents.selfplay import SelfPlayConfig
 
 # %% auto #0
 __all__ = ['PRESETS', 'ENV_PRESETS', 'MAX_ENVS', 'MAX_SIZE', 'with_changes', 'check_effective', 'Preset', 'get_preset',
-           'check_fits', 'run_meta', 'preset_of', 'parse_settings', 'min_steps', 'check_budget']
+           'check_fits', 'run_meta', 'preset_of', 'loaded_learner', 'parse_settings', 'min_steps', 'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 def with_changes(cfg: RunConfig,                       # the config to start from
@@ -188,6 +188,21 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
     except ValueError as e: raise CheckpointError(f"'{where}': {str(e).replace('--seed', 'seed', 1)}") from None
     base = get_preset(meta['algo'])
     return Preset(meta['algo'], meta['env'], with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo']), base.summary)
+
+# %% ../nbs/19b_presets.ipynb #fa0e7f9b
+@contextlib.contextmanager
+def loaded_learner(path,                             # a checkpoint written by `rlnb train` (or `learn.save` with `learn.meta = run_meta(...)`)
+                   env: str | None = None):          # repeat its env id (to confirm a `module:Env-v0`)
+    "The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`), closed on exit"
+    meta = load_checkpoint(path).get('meta') or {}
+    p = preset_of(meta, path)
+    confirm_saved_env(meta['env'], env, path)
+    with p.learner(meta['seed'], False) as learn:
+        learn.meta = meta
+        with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to act
+            warnings.filterwarnings('ignore', message='.*has state for callback')
+            learn.load(path)
+        yield learn
 
 # %% ../nbs/19b_presets.ipynb #ba4caa79
 _KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}

@@ -25,8 +25,9 @@ from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
 from .export import export_learner
+from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
-from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings
+from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings, loaded_learner
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint', 'parser', 'Terminated',
@@ -267,24 +268,12 @@ def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
     print(f"{doing} {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
 
 # %% ../nbs/20_train.ipynb #d9ab9ed4
-@contextlib.contextmanager
-def _loaded(path, env: str | None = None):
-    "The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`), closed on exit"
-    meta = load_checkpoint(path).get('meta') or {}
-    p = preset_of(meta, path)
-    confirm_saved_env(meta['env'], env, path)
-    with p.learner(meta['seed'], False) as learn:
-        learn.meta = meta
-        with warnings.catch_warnings():   # the run's training callbacks (loggers, checkpointing) are not needed to evaluate
-            warnings.filterwarnings('ignore', message='.*has state for callback')
-            learn.load(path)
-        yield learn
-
-def load_agent(path,                                 # a checkpoint written by `rlnb train`
+def load_agent(path,                                 # a checkpoint written by `rlnb train`, a folder shared by `rlnb export --hub`, or `hf://USER/REPO`
                env: str | None = None                # repeat its env id (to confirm a `module:Env-v0`)
               ):
-    "The greedy agent saved in checkpoint `path`, ready to act: an opponent for `play_games`, or a policy to run (`act(obs, deterministic=True)`)"
-    with _loaded(path, env) as learn: return learn.evaluator.eval_agent
+    "The greedy agent saved in `path`, ready to act: an opponent for `play_games`, or a policy to run (`act(obs, deterministic=True)`)"
+    if is_hub_folder(path): return agent_from_folder(path)   # `19e_hub`
+    with loaded_learner(path, env) as learn: return learn.evaluator.eval_agent
 
 _OPPONENTS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # `rlnb eval --opponent NAME`
 
@@ -293,7 +282,7 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -
     with contextlib.ExitStack() as stack:
         if opponent in _OPPONENTS: opp = _OPPONENTS[opponent](seed)
         else:
-            other = stack.enter_context(_loaded(opponent))
+            other = stack.enter_context(loaded_learner(opponent))
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
         envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
@@ -315,7 +304,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
     if gif is not None and Path(gif).is_dir(): raise ValueError(f"--gif {gif} is a directory: give the GIF file to write, such as {Path(gif)/'agent.gif'}.")
     if video is not None and Path(video).exists() and not Path(video).is_dir(): raise ValueError(f"--video {video} is a file: give a directory for the videos.")
     path = _checkpoint_of(path)
-    with _loaded(path, env) as learn:
+    with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         _refuse_video(learn.cfg, meta['env'], video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent)
@@ -332,11 +321,19 @@ def eval_checkpoint(path,                                 # a checkpoint written
 def export_checkpoint(path,                          # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
                       onnx=None,                     # the .onnx file to write (needs rlnb[export])
                       torchscript=None,              # the TorchScript .pt file to write
-                      env: str | None = None         # repeat its env id (to confirm a `module:Env-v0`)
+                      env: str | None = None,        # repeat its env id (to confirm a `module:Env-v0`)
+                      hub=None,                      # a folder to share the run in (`19e_hub`; needs rlnb[hub])
+                      push_to: str | None = None     # upload the hub folder as this `USER/REPO`
                      ) -> dict:
-    "Write the greedy policy of checkpoint `path` as ONNX and/or TorchScript (`19d_export`), with its parity to the agent on 1,000 observations"
-    if onnx is None and torchscript is None: raise ValueError('Name a file to write: --onnx FILE, --torchscript FILE, or both.')
-    with _loaded(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn: return export_learner(learn, onnx, torchscript)
+    "Write the greedy policy of checkpoint `path` as ONNX and/or TorchScript (`19d_export`) with its parity on 1,000 observations, and/or the run as a Hub folder"
+    if push_to is not None and hub is None: raise ValueError('--push uploads the --hub folder: give --hub DIR too.')
+    if onnx is None and torchscript is None and hub is None: raise ValueError('Name what to write: --onnx FILE, --torchscript FILE, --hub DIR, or several.')
+    out = {}
+    if hub is not None:
+        out['hub'] = dict(path=str(hub_folder(path, hub)))
+        if push_to is not None: out['hub']['url'] = push(hub, push_to)
+    if onnx is None and torchscript is None: return out
+    with loaded_learner(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn: return out | export_learner(learn, onnx, torchscript)
 
 # %% ../nbs/20_train.ipynb #c7824259
 def _train_args(t: argparse.ArgumentParser):
@@ -382,6 +379,8 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
     x.add_argument('--onnx', metavar='FILE', help='write an ONNX file (needs rlnb[export])')
     x.add_argument('--torchscript', metavar='FILE', help='write a TorchScript file (torch.jit.load reads it)')
+    x.add_argument('--hub', metavar='DIR', help='write the run as a folder to share on the Hugging Face Hub: weights, config, model card (needs rlnb[hub])')
+    x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
     x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
@@ -441,7 +440,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
                 if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
                 print(json.dumps(_train_cmd(args)))
             elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
-            elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env)))
+            elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))
             elif args.command == 'presets':
                 for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:

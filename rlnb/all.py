@@ -59,6 +59,7 @@ from .runs import *
 from .track import *
 from .export import *
 from .hub import *
+from .tune import *
 from .presets import *
 from .train import *
 

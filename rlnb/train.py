@@ -25,6 +25,7 @@ from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
 from .export import export_learner
+from .tune import SPACES, run_study
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
 from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings, loaded_learner
@@ -355,6 +356,21 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
 
+# %% ../nbs/20_train.ipynb #f7d59549
+def _tune_args(u: argparse.ArgumentParser):
+    "Add the arguments of `rlnb tune` to its subparser `u`"
+    u.add_argument('algo', help=f"a preset with a search space: {', '.join(SPACES)}")
+    u.add_argument('--env', help="environment id (default: the preset's)")
+    u.add_argument('--trials', type=int, default=20, help='trials the study should have finished in all (default 20; the same command continues a stopped study)')
+    u.add_argument('--steps', type=int, help="env steps per trial (default: the preset's)")
+    u.add_argument('--storage', help='Optuna storage shared and kept across runs, e.g. sqlite:///tune.db (default: in memory)')
+    u.add_argument('--study', help='the study name (default ALGO-ENV)')
+    u.add_argument('--jobs', type=int, default=1, help='trials at a time, in that many processes (needs --storage)')
+    u.add_argument('--out', default='runs/tune', help='trials go to OUT/STUDY/trial-N (default runs/tune)')
+    u.add_argument('--seed', type=int, default=0, help="seeds the sampler and every trial's run (default 0)")
+    u.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='a setting every trial keeps (repeatable): --set eval_every=1000')
+    u.add_argument('--no-progress', dest='progress', action='store_false', help="hide Optuna's progress bar")
+
 # %% ../nbs/20_train.ipynb #7149946c
 def parser() -> argparse.ArgumentParser:
     "The `rlnb` argument parser"
@@ -382,6 +398,7 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument('--hub', metavar='DIR', help='write the run as a folder to share on the Hugging Face Hub: weights, config, model card (needs rlnb[hub])')
     x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
     x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
+    _tune_args(sub.add_parser('tune', help="tune a preset's hyperparameters with Optuna: trials as runs, pruned on their evaluations, resumable (needs rlnb[tune])"))
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
@@ -404,6 +421,15 @@ def _train_cmd(args) -> dict:
     changes = parse_settings(p.cfg, args.settings, p.algo)
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track)
+
+# %% ../nbs/20_train.ipynb #5e58b303
+def _tune_cmd(args) -> dict:
+    "`rlnb tune`: the settings checked, Optuna's presence checked, then the study (`19f_tune`)"
+    p = get_preset(args.algo, args.env)
+    fixed = parse_settings(p.cfg, args.settings, p.algo)
+    try: import optuna
+    except ImportError: raise ValueError('rlnb tune needs optuna: pip install "rlnb[tune]"') from None
+    return run_study(args.algo, train_run, args.env, args.trials, args.steps, args.storage, args.study, args.out, args.seed, fixed, args.jobs, args.progress)
 
 # %% ../nbs/20_train.ipynb #d1c17d79
 class Terminated(KeyboardInterrupt):
@@ -441,6 +467,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
                 print(json.dumps(_train_cmd(args)))
             elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
             elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))
+            elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
             elif args.command == 'presets':
                 for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
     except RunInterrupted as err:

@@ -25,10 +25,10 @@ from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
 from .export import export_learner
-from .tune import SPACES, run_study
+from .tune import run_study
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
-from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings, loaded_learner
+from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings, loaded_learner, SPACES
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint', 'parser', 'Terminated',

@@ -112,14 +112,16 @@ def run_vs_sb3(algo, env, seed, overrides, steps):
     return dict(seed=seed, rlnb=rl_curve[-1][1], sb3=cb.curve[-1][1], random=rand, rlnb_curve=rl_curve, sb3_curve=cb.curve, rlnb_wall_s=round(rl_s), sb3_wall_s=round(sb3_s))
 
 def main_vs_sb3(a, overrides):
+    from rlnb.presets import get_preset
     rows = []
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
-            res = list(ex.map(run_vs_sb3, [algo] * a.seeds, [a.env] * a.seeds, range(a.seeds), [overrides] * a.seeds, [a.steps] * a.seeds))
+            env = a.env or get_preset(algo).env
+            res = list(ex.map(run_vs_sb3, [algo] * a.seeds, [env] * a.seeds, range(a.first_seed, a.first_seed + a.seeds), [overrides] * a.seeds, [a.steps] * a.seeds))
             med = lambda k: statistics.median(r[k] for r in res)
-            row = dict(algo=algo, env=a.env, steps=res[0]['rlnb_curve'][-1][0], seeds=a.seeds, overrides=overrides, rlnb_median=med('rlnb'), sb3_median=med('sb3'), random_median=med('random'), per_seed=res)
+            row = dict(algo=algo, env=env, steps=res[0]['rlnb_curve'][-1][0], seeds=a.seeds, overrides=overrides, rlnb_median=med('rlnb'), sb3_median=med('sb3'), random_median=med('random'), per_seed=res)
             rows.append(row)
-            print(f"{algo} {a.env} {res[0]['rlnb_curve'][-1][0]:,} steps: rlnb median {row['rlnb_median']:.2f} {[round(r['rlnb'], 2) for r in res]}, "
+            print(f"{algo} {env} {res[0]['rlnb_curve'][-1][0]:,} steps: rlnb median {row['rlnb_median']:.2f} {[round(r['rlnb'], 2) for r in res]}, "
                   f"SB3 median {row['sb3_median']:.2f} {[round(r['sb3'], 2) for r in res]}, random {row['random_median']:.2f}", flush=True)
     report(rows, a.save)
 
@@ -146,6 +148,7 @@ def main():
     ap.add_argument('--algos', help='comma-separated presets (default: every preset without pixels)')
     ap.add_argument('--env', help="the env (default: each preset's own)")
     ap.add_argument('--seeds', type=int, default=10)
+    ap.add_argument('--first-seed', type=int, default=0, help='seeds run from this one on (to add seeds to an earlier result)')
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
@@ -160,7 +163,7 @@ def main():
     if a.vs_sb3: return main_vs_sb3(a, overrides)
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
-            res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.seeds), [overrides] * a.seeds))
+            res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.first_seed, a.first_seed + a.seeds), [overrides] * a.seeds))
             solved = [r['solved_at'] for r in res if r['solved_at'] is not None]
             p = get_preset(algo, a.env)
             row = dict(algo=algo, env=p.env, seeds=a.seeds, threshold=res[0]['threshold'], budget=p.cfg.total_steps, solved=len(solved),

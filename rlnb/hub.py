@@ -11,6 +11,7 @@ from pathlib import Path
 import rlnb
 from .data.eval import evaluate
 from .presets import loaded_learner, preset_of
+from .runs import newest_checkpoint
 
 # %% auto #0
 __all__ = ['model_card', 'hub_folder', 'hub_path', 'is_hub_folder', 'agent_from_folder', 'push']
@@ -67,8 +68,7 @@ def hub_folder(run_dir,                              # a run directory written b
     run_dir, out = Path(run_dir), Path(out)
     if not run_dir.is_dir(): raise ValueError(f"--hub shares a run: give its run directory (with its curve and summary), not {run_dir}.")
     if out.exists() and any(out.iterdir()): raise ValueError(f"--hub {out} holds files already: name an empty or new folder.")
-    ck = Path(checkpoint) if checkpoint else run_dir/'best.pt' if (run_dir/'best.pt').is_file() else max((run_dir/'checkpoints').glob('ckpt_*.pt'), default=None)
-    if ck is None: raise FileNotFoundError(f"{run_dir} holds no checkpoint: give a run directory written by rlnb train.")
+    ck = Path(checkpoint) if checkpoint else run_dir/'best.pt' if (run_dir/'best.pt').is_file() else newest_checkpoint(run_dir)[0]
     out.mkdir(parents=True, exist_ok=True)
     with loaded_learner(ck) as learn:
         meta, ev = learn.meta, learn.evaluator

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/track.html.md"""
 # %% ../nbs/19c_track.ipynb #5dccc4a7
 from __future__ import annotations
 import importlib, json, netrc, os, socket, time, warnings
+from unittest import mock
 from pathlib import Path
 from urllib.parse import urlparse
 from .callback import Callback
@@ -43,15 +44,11 @@ def _check_mlflow():
     "MLflow must answer at its tracking URI, quickly: no retries while checking"
     import mlflow
     from mlflow import MlflowClient
-    uri, saved = mlflow.get_tracking_uri(), {k: os.environ.get(k) for k in ('MLFLOW_HTTP_REQUEST_MAX_RETRIES', 'MLFLOW_HTTP_REQUEST_TIMEOUT')}
-    os.environ.update(MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5')
-    try: MlflowClient(uri).search_experiments(max_results=1)
+    uri = mlflow.get_tracking_uri()
+    try:
+        with mock.patch.dict(os.environ, MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5'): MlflowClient(uri).search_experiments(max_results=1)
     except Exception as e:
         raise ValueError(f'--track mlflow: MLflow does not answer at {uri} ({type(e).__name__}): set MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.') from None
-    finally:
-        for k, v in saved.items():
-            if v is None: os.environ.pop(k, None)
-            else: os.environ[k] = v
 
 # %% ../nbs/19c_track.ipynb #d0d6a48c
 def flat(d: dict,                                   # a nested dict

@@ -9,10 +9,11 @@ or an output that breaks rendering is caught. Prints one line per notebook and e
     python tools/run_notebooks.py                 # every notebook in nbs/
     python tools/run_notebooks.py nbs/00_core.ipynb --flags slow   # one notebook, slow cells included
 """
-import argparse, json, os, sys, time
+import argparse, json, os, shutil, sys, tempfile, time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 import nbformat
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbdev.config import get_config
@@ -38,16 +39,23 @@ def reader_env(n_workers: int = 1) -> dict:
     env.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 1) // n_workers)))   # torch in two kernels, two threads each, on
     return env                                                                         # two cores: small updates run up to 100x slower
 
+def kernel_manager(folder: str) -> KernelManager:
+    "A `python3` kernel that talks over Unix sockets in `folder`"
+    return KernelManager(kernel_name='python3', transport='ipc', ip=os.path.join(folder, 'k'))   # TCP ports, picked in two
+                                                        # processes at once, can collide: a kernel then dies before it answers
+
 def run_notebook(path: Path, skip_flags: list, timeout: int, n_workers: int = 1) -> tuple:
     "Execute the cells of `path` that `nbdev-test` would run, in a fresh kernel; returns (path, seconds, problems)"
     nb, start = nbformat.read(path, as_version=4), time.time()
     keep = {c.id for c in nb_test_cells(path, skip_flags=skip_flags)}
     nb.cells = [c for c in nb.cells if c.cell_type != 'code' or c.id in keep]
-    client = NotebookClient(nb, timeout=timeout, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}},
-                            extra_arguments=['--IPKernelApp.log_level=ERROR'])   # not the warning that the kernel's local TCP is unencrypted
+    folder = tempfile.mkdtemp(prefix='rlnb-kernel-')
+    client = NotebookClient(nb, km=kernel_manager(folder), timeout=timeout, resources={'metadata': {'path': str(path.parent)}},
+                            extra_arguments=['--IPKernelApp.log_level=ERROR'])
     try: client.execute(env=reader_env(n_workers))
     except CellExecutionError as e: return path, time.time() - start, [str(e)]
-    except (CellTimeoutError, DeadKernelError) as e: return path, time.time() - start, [f'{type(e).__name__}: {e}']
+    except (CellTimeoutError, DeadKernelError, RuntimeError) as e: return path, time.time() - start, [f'{type(e).__name__}: {e}']
+    finally: shutil.rmtree(folder, ignore_errors=True)
     return path, time.time() - start, output_problems(nb)
 
 def main(argv=None) -> int:
@@ -62,9 +70,11 @@ def main(argv=None) -> int:
     skip = [f for f in str(cfg.tst_flags).split() if f not in a.flags]
     failed = 0
     with ProcessPoolExecutor(a.n_workers) as pool:   # the biggest notebooks first, so that no long one starts last
-        jobs = [pool.submit(run_notebook, p, skip, a.timeout, a.n_workers) for p in sorted(paths, key=code_size, reverse=True)]
+        jobs = {pool.submit(run_notebook, p, skip, a.timeout, a.n_workers): p for p in sorted(paths, key=code_size, reverse=True)}
         for job in as_completed(jobs):
-            path, secs, problems = job.result()
+            try: path, secs, problems = job.result()
+            except Exception as e: path, secs, problems = jobs[job], 0, [f'the runner failed: {type(e).__name__}: {e}']   # one
+                                                                                                     # notebook, not the rest
             failed += bool(problems)
             print(f"{'FAIL' if problems else 'ok  '} {path.name} ({secs:.0f} s)", flush=True)
             for msg in problems: print('     ' + msg.replace('\n', '\n     '), flush=True)

@@ -26,7 +26,6 @@ from .data.recurrent import *
 from .data.fleet import *
 from .data.ray_eval import *
 from .data.count import *
-from .data.info import *
 from .data.battle import *
 from .data.pixels import *
 from .memory.samplers import *

@@ -102,7 +102,7 @@ class Step(NamedTuple):
     env_id: torch.Tensor | None = None        # [B] int: index of the env in its vector env
     n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
     version: torch.Tensor | None = None       # [B] int: the policy version that acted (a `RayCollector`'s transitions); None in one process
-    info: dict | None = None                  # {key: [B, ...]}: values kept per transition: env info (`InfoCollector`, float32, NaN where a row had none), or whose it is (`player`, from a `BattleCollector` whose opponent learns); None: none
+    info: dict | None = None                  # {key: [B, ...]}: values kept per transition: env info (a collector's `info_keys`, float32, NaN where a row had none), or whose it is (`player`, from a `BattleCollector` whose opponent learns); None: none
 
 # %% ../nbs/00_core.ipynb #9ec2a02e
 class Seeder:

@@ -321,29 +321,77 @@ def _check_fits(self: Learner, state: dict, path):
     lost = [n for n, cb in zip(self._cb_names(), self.cbs) if isinstance(cb, LossCallback) and n not in state['callbacks']]
     if lost: raise CheckpointError(f"'{path}' has no optimizer state for the loss(es) {lost}: it was saved by a learner with other losses.")
 
+# %% ../nbs/03_learner.ipynb #9887553c
+@patch
+def _check_part(self: Learner, state: dict, path, optimizer: bool, modules, strict: bool):
+    "Raise before anything changes unless a partial load of `state` can be done: known modules, matching shapes"
+    if 'model' not in state: raise CheckpointError(f"'{path}' holds no model weights: it is not a learner's checkpoint.")
+    if optimizer and (modules is not None or not strict):
+        raise ValueError("The optimizer states belong to the whole model's parameters: load part of a model (modules=..., strict=False) with optimizer=False.")
+    if optimizer: self._check_fits(state, path)
+    have = dict(self.model.named_modules())
+    bad = [m for m in (modules or []) if m not in have or m == '']
+    if bad: raise ValueError(f"The model has no submodule {bad[0]!r}; its submodules: {', '.join(k for k in have if k and '.' not in k)}.")
+    prefixes = [m + '.' for m in modules] if modules is not None else ['']
+    mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items() if k.startswith(tuple(prefixes))}
+    saved = {k: tuple(v.shape) for k, v in state['model'].items() if k.startswith(tuple(prefixes))}
+    shapes = [f'{k}: {saved[k]} there, {mine[k]} here' for k in sorted(mine.keys() & saved.keys()) if mine[k] != saved[k]]
+    if shapes: raise CheckpointError(f"'{path}' holds weights of other shapes ({'; '.join(shapes)}): load the modules whose shapes match (modules=[...]).")
+    if strict and mine.keys() != saved.keys():
+        raise CheckpointError(f"'{path}' does not hold the same weights (missing {sorted(mine.keys() - saved.keys())}, unexpected {sorted(saved.keys() - mine.keys())}): pass strict=False to load those that match.")
+    if not mine.keys() & saved.keys(): raise CheckpointError(f"'{path}' holds none of these weights ({', '.join(sorted(mine)[:4])}...): nothing to load.")
+
+# %% ../nbs/03_learner.ipynb #8c860041
+@patch
+def _load_weights(self: Learner, sd: dict, path, modules=None, strict: bool = True):
+    "Load the checkpoint's model weights `sd` into the model, or into the submodules `modules`; with `strict=False`, only the names both have"
+    have = dict(self.model.named_modules())
+    for m in (modules if modules is not None else ['']):
+        p = m + '.' if m else ''
+        part = {k[len(p):]: v for k, v in sd.items() if k.startswith(p)}
+        missing, unexpected = have[m].load_state_dict(part, strict=strict)
+        if missing or unexpected: warnings.warn(f"'{path}': loaded {len(part) - len(unexpected)} weights; not in the checkpoint, left as they were: {[p + k for k in missing]}; "
+                                                f"not in the model, skipped: {[p + k for k in unexpected]}.")
+
+# %% ../nbs/03_learner.ipynb #4c46e06b
+@patch
+def _load_callbacks(self: Learner, state: dict, path, others: bool = True, losses: bool = True):
+    "Load the saved states of the losses (`losses`) and of the other callbacks with their schedules (`others`), matched by name"
+    saved, names = state['callbacks'], self._cb_names()
+    for n, cb in zip(names, self.cbs):
+        if not (losses if isinstance(cb, LossCallback) else others): continue
+        if n in saved: cb.load_state_dict(saved[n])
+        elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
+        counts = self.every_counts(cb); counts.clear(); counts.update(state['every'].get(n, {}))   # in place: the dispatch holds this dict
+    if others:
+        for n in sorted((saved.keys() | state['every'].keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+
 # %% ../nbs/03_learner.ipynb #abbbbe49
 @patch
 def load(self: Learner,
          path,                                 # a checkpoint written by `save`
-         map_location='cpu'):                  # where its tensors are loaded
-    "Restore the whole training state saved by `save`; the next `fit` continues exactly where the saved one was"
-    state = load_checkpoint(path, map_location=map_location)
-    self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
-    self.model.load_state_dict(state['model'])
-    self.opt_step, self.epoch = state['learner']['opt_step'], state['learner']['epoch']
-    self.metrics.load_state_dict(state['metrics'])
-    saved, names = state['callbacks'], self._cb_names()
-    for n, cb in zip(names, self.cbs):
-        if n in saved: cb.load_state_dict(saved[n])
-        elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
-        counts = self.every_counts(cb); counts.clear(); counts.update(state['every'].get(n, {}))   # in place: the dispatch holds this dict
-    for n in sorted((saved.keys() | state['every'].keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
-    self._loaded_data = state['data']
-    if state['data'] is not None:
-        if hasattr(self.data, 'load_state_dict'): self.data.load_state_dict(state['data'])
-        elif isinstance(self.data, tn.BaseNode): self.data.reset(state['data'])
-    set_global_rng_state(state['rng'])
-    self._it = None
+         map_location='cpu',                   # where its tensors are loaded
+         optimizer: bool = True,               # restore the losses' optimizer states (False: they start fresh)
+         callbacks: bool = True,               # restore the other callbacks' states and schedules (False: they start fresh)
+         modules=None,                         # names of the model's submodules whose weights are loaded, e.g. `['encoder']` (None: the whole model)
+         strict: bool = True):                 # the checkpoint's weights and the model's must match name for name (False: the others are skipped, with a warning)
+    "Restore the training state saved by `save`: all of it by default, so that the next `fit` continues exactly; with the switches, only the weights and what they ask"
+    state, whole = load_checkpoint(path, map_location=map_location), optimizer and callbacks and modules is None and strict
+    if whole: self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
+    else: self._check_part(state, path, optimizer, modules, strict)
+    self._load_weights(state['model'], path, modules, strict)
+    if callbacks or optimizer: self._load_callbacks(state, path, others=callbacks, losses=optimizer)
+    if whole:   # the run's progress: a partial load starts a new run from these weights
+        self.opt_step, self.epoch = state['learner']['opt_step'], state['learner']['epoch']
+        self.metrics.load_state_dict(state['metrics'])
+        self._loaded_data = state['data']
+        if state['data'] is not None:
+            if hasattr(self.data, 'load_state_dict'): self.data.load_state_dict(state['data'])
+            elif isinstance(self.data, tn.BaseNode): self.data.reset(state['data'])
+        set_global_rng_state(state['rng'])
+        self._it = None
+    for cb in self.cbs:
+        if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()   # derived state, rebuilt from what was loaded
     return self
 
 # %% ../nbs/03_learner.ipynb #fda8cdfd

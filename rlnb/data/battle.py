@@ -254,6 +254,36 @@ def next(self: BattleCollector) -> Step:
     return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i),
                 info={'player': torch.tensor(who)} if self.opponent_learns else None)
 
+# %% ../../nbs/05h_data.battle.ipynb #daade899
+@patch
+def _at_start(self: BattleCollector) -> np.ndarray: return np.array([p == 0 for p in self.plies])
+
+@patch
+def _episode_ends(self: BattleCollector, s: Step) -> torch.Tensor:
+    "[B] bool: each env's last terminal row in `s` (both seats' terminal rows of a game come in one item)"
+    out, last = torch.zeros(len(s.reward), dtype=torch.bool), {}
+    for j, (e, d) in enumerate(zip(s.env_id.tolist(), (s.terminated | s.truncated).tolist())):
+        if d: last[e] = j
+    out[list(last.values())] = True
+    return out
+
+@patch
+def _random_agent(self: BattleCollector): return LegalRandomAgent(Seeder([self.seed, 1]).int())
+
+# %% ../../nbs/05h_data.battle.ipynb #bbc4e973
+@patch
+def reset_env(self: BattleCollector,
+              envs=None,                             # env indices (None: all)
+              seed: int | None = None):              # env i's next game starts from seed + i (None: its generator goes on)
+    "Start new games in `envs` now: the games under way there are dropped (no transition, no outcome)"
+    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    for i in self._env_index(envs):
+        if self.done[i]: continue   # its quota of games is played
+        self._new_game(i)
+        if seed is not None: self.envs[i].reset(seed=seed + i)
+    self.env_resets = getattr(self, 'env_resets', 0) + 1   # the count API (`data.count`) restarts its episodes of these envs
+    return self
+
 # %% ../../nbs/05h_data.battle.ipynb #9c998a73
 _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 

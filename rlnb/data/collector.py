@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.collector.html.md"""
 # %% ../../nbs/05_data.collector.ipynb #7191d974
 from __future__ import annotations
 import warnings
+from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
 from fastcore.basics import patch
 import numpy as np
@@ -24,8 +25,8 @@ from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1
 from .gym import EnvError, reset_envs, step_envs
 
 # %% auto #0
-__all__ = ['to_tensor', 'Collector', 'EnvStep', 'TransitionCollector', 'example_step', 'source_collector', 'find_collector',
-           'EpisodeLogger']
+__all__ = ['to_tensor', 'Collector', 'EnvStep', 'info_rows', 'TransitionCollector', 'example_step', 'source_collector',
+           'find_collector', 'EpisodeLogger']
 
 # %% ../../nbs/05_data.collector.ipynb #b36c6a74
 def to_tensor(x):                                   # a numpy array, or a tree of them
@@ -45,13 +46,16 @@ class Collector(Loop, tn.BaseNode):
                  cbs=(),                               # callbacks of the collector itself
                  timeout: float = 10.0,                # seconds an async worker may take to answer
                  make_envs: Callable | None = None,    # builds the envs again, for `max_restarts`
-                 max_restarts: int = 0):               # times a failed async vector env is rebuilt before its error is raised
+                 max_restarts: int = 0,                # times a failed async vector env is rebuilt before its error is raised
+                 info_keys: Sequence[str] = ()):       # env info keys kept per transition (`Step.info`) or rollout row, e.g. `['is_success']`
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
         if getattr(agent, 'recurrent', False) != self.recurrent:
             raise ValueError(f"{type(self).__name__} acts without a recurrent state and this agent carries one: collect with RecurrentRolloutCollector." if not self.recurrent else
                              f"{type(self).__name__} keeps a recurrent state per env and this agent has none ({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
-        self.envs, self.agent, self.seed, self.timeout, self.n_envs = envs, agent, seed, timeout, envs.num_envs
+        if isinstance(info_keys, str) or not all(isinstance(k, str) for k in info_keys):
+            raise ValueError(f"info_keys must be a list of info key names, such as ['is_success'], got {info_keys!r}.")
+        self.envs, self.agent, self.seed, self.timeout, self.n_envs, self.info_keys = envs, agent, seed, timeout, envs.num_envs, list(info_keys)
         self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
         self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
@@ -133,7 +137,7 @@ class EnvStep(NamedTuple):
 def _env_step(self: Collector, action: np.ndarray) -> EnvStep:
     "Step all envs with `action` [N], keep the episode statistics, fire the events"
     self('before_env_step')
-    next_obs, rew, term, trunc, self.last_info = self._step_envs(action)   # the info dict: kept for `InfoCollector`, no copy
+    next_obs, rew, term, trunc, self.last_info = self._step_envs(action)   # the info dict, for `info_keys`: no copy
     if rew.dtype != np.float32: rew = rew.astype(np.float32)
     self.ep_return += rew          # in place: the collector's own arrays (`_finish` and `get_state` copy from them)
     self.ep_len += 1
@@ -165,6 +169,25 @@ def _finish(self: Collector, idx: np.ndarray):
         self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
         self('on_episode_end')
 
+# %% ../../nbs/05_data.collector.ipynb #8f63d358
+def info_rows(info: dict,                            # a vector env's info dict: `key` values with `_key` masks
+              keys: Sequence[str],                   # the keys kept
+              n: int,                                # envs in the vector env
+              keep: np.ndarray | None = None         # the rows kept (None: all)
+             ) -> dict:
+    "`{key: float32 [B, ...]}` for the rows `keep` of a vector step's `info`, NaN where an env did not set the key"
+    out = {}
+    for k in keys:
+        if k not in info: v = np.full(n, np.nan, np.float32)
+        else:
+            raw = np.asarray(info[k])
+            if raw.dtype.kind not in 'biuf': raise ValueError(f"info[{k!r}] holds {raw.dtype} values ({raw.ravel()[:3].tolist()}...): a collector keeps numbers and booleans only; drop {k!r} from info_keys.")
+            v = raw.astype(np.float32)
+            mask = info.get('_' + k)
+            if mask is not None and not np.all(mask): v[~np.asarray(mask, bool)] = np.nan
+        out[k] = torch.from_numpy(v if keep is None else v.take(keep, 0))
+    return out
+
 # %% ../../nbs/05_data.collector.ipynb #a8f3c274
 def _rows(x, keep: np.ndarray):
     "The rows `keep` of `x` (an array or a tree of them) as tensors; `take` beats boolean indexing severalfold"
@@ -189,7 +212,7 @@ class TransitionCollector(Collector):
         else:
             step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep))
             self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-        return step
+        return step._replace(info=info_rows(self.last_info, self.info_keys, self.n_envs, keep)) if self.info_keys else step
 
 # %% ../../nbs/05_data.collector.ipynb #80bfd5ed
 def example_step(envs: gym.vector.VectorEnv,           # the vector env the transitions will come from
@@ -245,3 +268,38 @@ def _games(self: EpisodeLogger, info: dict, envs: list):
 def close(self: Collector):
     "Close the envs and their worker processes (safe to call twice)"
     self.envs.close()
+
+# %% ../../nbs/05_data.collector.ipynb #313c66e4
+@patch
+def _env_index(self: Collector, envs) -> np.ndarray:
+    "The env indices `envs` (None: all) as a sorted array, checked against `n_envs`"
+    idx = np.arange(self.n_envs) if envs is None else np.unique(np.atleast_1d(np.asarray(envs, dtype=np.int64)))
+    if len(idx) == 0 or idx[0] < 0 or idx[-1] >= self.n_envs: raise ValueError(f"envs must be indices of this collector's {self.n_envs} envs (0 to {self.n_envs - 1}), got {envs!r}.")
+    return idx
+
+@patch
+def reset_policy(self: Collector,
+                 envs=None):                          # env indices (None: all)
+    "Forget the policy's memory of `envs`: a feed-forward agent has none (a recurrent collector resets its state rows)"
+    self._env_index(envs)
+    return self
+
+# %% ../../nbs/05_data.collector.ipynb #640a0933
+@patch
+def reset_env(self: Collector,
+              envs=None,                             # env indices (None: all)
+              seed: int | None = None):              # env i resets with seed + i (None: each env's generator goes on)
+    "Start fresh episodes in `envs` now: the episodes under way there are dropped (no transition, no episode end); their policy memory is forgotten"
+    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    idx, N = self._env_index(envs), self.n_envs
+    mask = np.zeros(N, bool); mask[idx] = True
+    if mask.all(): obs, _ = reset_envs(self.envs, seed, self.timeout)
+    else:
+        if not isinstance(self.envs.unwrapped, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
+            raise ValueError(f"{type(self.envs.unwrapped).__name__} resets all its envs at once: reset them all (envs=None), or make the envs with make_envs(..., mode='sync').")
+        seeds = [None if not m else None if seed is None else seed + i for i, m in enumerate(mask)]
+        obs, _ = reset_envs(self.envs, seeds, self.timeout, options={'reset_mask': mask})
+    self.ep_return[idx], self.ep_len[idx], self.autoreset[idx] = 0., 0, False
+    self.obs_np, self.obs, self._reset_idx = obs, to_tensor(obs), self.autoreset.nonzero()[0]
+    self.env_resets = getattr(self, 'env_resets', 0) + 1   # the count API (`data.count`) restarts its episodes of these envs
+    return self.reset_policy(idx)

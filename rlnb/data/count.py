@@ -10,12 +10,13 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..core import Step, Seeder, tree_cat, tree_index
+from ..core import Step, Seeder, tree_cat, tree_index, tree_map
 from ..agent import RandomAgent
-from .collector import TransitionCollector
+from .collector import Collector, TransitionCollector
+from .rollout import Rollout, RolloutCollector
 
 # %% auto #0
-__all__ = ['selector_settings']
+__all__ = ['selector_settings', 'rollout_steps']
 
 # %% ../../nbs/05g_data.count.ipynb #edf90fb4
 @contextmanager
@@ -38,24 +39,23 @@ def selector_settings(selector,                      # the selector of the agent
 
 # %% ../../nbs/05g_data.count.ipynb #e1537e7a
 @patch
-def _count_state(self: TransitionCollector) -> dict:
+def _count_state(self: Collector) -> dict:
     "What the count API keeps between calls: rows beyond the last `n_sample`, episodes beyond the last `n_episode`, episodes under way"
     if not hasattr(self, '_counted'):
-        if not hasattr(self, 'obs_np'): self.reset()   # never iterated: start as a node would
+        if not self._BaseNode__initialized: self.reset()   # never iterated: start as `next(node)` would (torchdata's own flag)
         self._counted = dict(rows=[], ready=[], open=None, mark=None)
     return self._counted
 
 @patch
-def _pull(self: TransitionCollector, random: bool) -> Step:
+def _pull(self: Collector, random: bool) -> Step:
     "The next item, acted by the agent or (if `random`) by the collector's own uniform `RandomAgent`"
-    if not random: return self.next()
-    if not hasattr(self, 'random_agent'): self.random_agent = RandomAgent(self.envs.single_action_space, Seeder([self.seed, 1]).int())
+    if not random: return self._as_steps(self.next())
     agent, self.agent = self.agent, self.random_agent
-    try: return self.next()
+    try: return self._as_steps(self.next())
     finally: self.agent = agent
 
 @patch
-def _samples(self: TransitionCollector, n: int, random: bool) -> Step:
+def _samples(self: Collector, n: int, random: bool) -> Step:
     "Exactly `n` transitions: the rows left from the last call first, then new items; the rows beyond `n` are kept"
     st, got, have = self._count_state(), [], 0
     while have < n:
@@ -66,9 +66,45 @@ def _samples(self: TransitionCollector, n: int, random: bool) -> Step:
     st['mark'] = None   # episodes under way moved on outside the episode count: they are no longer whole
     return out
 
+# %% ../../nbs/05g_data.count.ipynb #12e3f24e
+@patch
+def _as_steps(self: Collector, item) -> Step:
+    "An item as transitions: a `Step` is one; a `Rollout`'s valid rows become one (`rollout_steps`)"
+    return rollout_steps(item) if isinstance(item, Rollout) else item
+
+@patch
+def _at_start(self: Collector) -> np.ndarray:
+    "[N] bool: the envs whose next transition starts an episode"
+    return (self.ep_len == 0) | self.autoreset
+
+@patch
+def _episode_ends(self: Collector, s: Step) -> torch.Tensor:
+    "[B] bool: the rows of `s` that end their episode"
+    return s.terminated | s.truncated
+
+@patch
+def _random_agent(self: Collector):
+    "The uniform agent of `random=True`, seeded from the collector's seed"
+    if self.recurrent: raise ValueError(f"{type(self).__name__} acts with a recurrent state, and random=True acts without one: collect a warm-up with a RolloutCollector.")
+    return RandomAgent(self.envs.single_action_space, Seeder([self.seed, 1]).int())
+
+# %% ../../nbs/05g_data.count.ipynb #250a8cae
+def rollout_steps(r: Rollout                       # a rollout (`data.rollout`)
+                 ) -> Step:
+    "The valid rows of `r` as one `Step` (time-major), with the agent's outputs and the env info in `info`"
+    T, N = r.reward.shape
+    keep = r.valid.reshape(-1).nonzero()[:, 0]
+    rows = lambda x: x.flatten(0, 1).index_select(0, keep)
+    nxt = tree_map(lambda o, n: torch.cat([o[1:], n[None]]), r.obs, r.next_obs)   # row t's next observation: row t + 1's
+    clash = set(r.extra) & set(r.info or {})
+    if clash: raise ValueError(f"The agent reports {sorted(clash)} and the env info kept has the same name(s): rename the info_keys.")
+    info = {k: rows(v) for k, v in {**r.extra, **(r.info or {})}.items()}
+    return Step(tree_map(rows, r.obs), rows(r.action), rows(r.reward), tree_map(rows, nxt), rows(r.terminated), rows(r.truncated),
+                rows(torch.arange(N).expand(T, N)), info=info or None)
+
 # %% ../../nbs/05g_data.count.ipynb #2faefa19
 @patch
-def collect(self: TransitionCollector,
+def collect(self: Collector,
             n_sample: int | None = None,          # transitions to return: exactly this many, as one `Step`
             n_episode: int | None = None,         # whole episodes to return: exactly this many, as a list of `Step`s
             random: bool = False,                 # act uniformly at random (a warm-up), with the collector's own seeded generator
@@ -79,6 +115,7 @@ def collect(self: TransitionCollector,
     n, name = (n_sample, 'n_sample') if n_sample is not None else (n_episode, 'n_episode')
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1: raise ValueError(f'{name} must be a positive integer, got {n!r}.')
     if random and settings: raise ValueError(f"collect(random=True) acts without the agent, so its selector settings ({', '.join(settings)}) would have no effect: pass one or the other.")
+    if random and not hasattr(self, 'random_agent'): self.random_agent = self._random_agent()   # refused here where it cannot act
     if settings and not hasattr(self.agent, 'selector'): raise ValueError(f"{type(self.agent).__name__} has no selector to take the settings {', '.join(settings)}.")
     with selector_settings(self.agent.selector, **settings) if settings else _nothing():
         return self._samples(int(n), random) if n_sample is not None else self._episodes(int(n), random)
@@ -88,15 +125,17 @@ def _nothing(): yield
 
 # %% ../../nbs/05g_data.count.ipynb #d0afee64
 @patch
-def _episodes(self: TransitionCollector, k: int, random: bool) -> list:
+def _episodes(self: Collector, k: int, random: bool) -> list:
     "Exactly `k` whole episodes in the order they ended; those that end beyond `k` wait for the next call"
     st = self._count_state()
     if st['mark'] != self.vector_step:   # first call, or the collector moved on since the last one
-        at_start = (self.ep_len == 0) | self.autoreset
-        st['open'] = [[] if s else None for s in at_start]
+        st['open'] = [[] if s else None for s in self._at_start()]
+    elif st.get('resets', 0) != getattr(self, 'env_resets', 0):   # `reset_env` since: the envs it reset start whole
+        st['open'] = [[] if s else o for s, o in zip(self._at_start(), st['open'])]
+    st['resets'] = getattr(self, 'env_resets', 0)
     while len(st['ready']) < k:
         s = self._pull(random)
-        ends = (s.terminated | s.truncated).tolist()
+        ends = self._episode_ends(s).tolist()
         for j, e in enumerate(s.env_id.tolist()):
             rows = st['open'][e]
             if rows is not None: rows.append(tree_index(s, slice(j, j + 1)))

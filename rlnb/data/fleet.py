@@ -394,6 +394,20 @@ def get_state(self: RayCollector) -> dict:
         st['queue'] = [dict(kind=type(i).__name__, **i._asdict()) for i in self.queue]
     return st
 
+# %% ../../nbs/05f_data.fleet.ipynb #9d02fcc5
+@patch
+def _at_start(self: RayCollector) -> np.ndarray: return np.zeros(self.n_envs, bool)   # unknown: count from the first episode start seen
+
+@patch
+def _random_agent(self: RayCollector):
+    raise ValueError("A RayCollector's runners act with their own copies of the agent: collect a random warm-up with a local collector (make(0)), or act randomly in make.")
+
+@patch
+def reset_env(self: RayCollector,
+              envs=None,                             # env indices (None: all)
+              seed: int | None = None):              # env i resets with seed + i
+    raise ValueError("A RayCollector's envs live in its runners: reset them between runs (close the fleet and build it again), or in make.")
+
 # %% ../../nbs/05f_data.fleet.ipynb #f7322858
 class FleetCallback(Callback):
     "Tells a `RayCollector` when the learner's weights change (a new policy version at its next request); logs each fragment's staleness, the drops, and every `window` fragments the fleet's rates"

@@ -161,11 +161,12 @@ def step(self: ScriptedEnv,
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 def reset_envs(envs,                                 # a vector env
                seed,                                 # env i resets with seed + i
-               timeout: float):                      # seconds an async worker may take to answer
-    "`envs.reset(seed=seed)`; async workers with a `timeout`, any failure one `EnvError`"
-    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed)
+               timeout: float,                       # seconds an async worker may take to answer
+               options: dict | None = None):         # reset options, e.g. `{'reset_mask': mask}` to reset some envs only
+    "`envs.reset(seed=seed, options=options)`; async workers with a `timeout`, any failure one `EnvError`"
+    if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed, options=options)
     try:
-        envs.reset_async(seed=seed)
+        envs.reset_async(seed=seed, options=options)
         return envs.reset_wait(timeout=timeout)
     except Exception as e: raise _worker_error(envs, e, timeout) from e
 

@@ -10,6 +10,7 @@ from fastcore.basics import patch
 import torch
 from .collector import Collector
 from .rollout import Rollout, RolloutCollector
+from ..agent import reset_state
 
 # %% auto #0
 __all__ = ['RecurrentRolloutCollector']
@@ -35,3 +36,13 @@ def reset(self: RecurrentRolloutCollector, initial_state: dict | None = None):
 
 @patch
 def get_state(self: RecurrentRolloutCollector) -> dict: return Collector.get_state(self) | {'state': self.state}
+
+# %% ../../nbs/05e_data.recurrent.ipynb #ab2b7506
+@patch
+def reset_policy(self: RecurrentRolloutCollector,
+                 envs=None):                          # env indices (None: all)
+    "Forget the recurrent state of `envs`: their rows go back to the agent's initial state"
+    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    start = torch.zeros(self.n_envs, dtype=torch.bool); start[torch.from_numpy(self._env_index(envs))] = True
+    self.state = reset_state(self.state, self.agent.initial_state(self.n_envs), start)
+    return self

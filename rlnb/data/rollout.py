@@ -11,7 +11,7 @@ from fastcore.basics import patch
 import numpy as np
 import torch
 from ..core import tree_map, tree_stack, tree_leaves
-from .collector import Collector, to_tensor
+from .collector import Collector, to_tensor, info_rows
 
 # %% auto #0
 __all__ = ['Rollout', 'RolloutCollector']
@@ -30,6 +30,7 @@ class Rollout(NamedTuple):
     next_obs: Any               # [N, O...]: the observation after the last step
     state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
     version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
+    info: dict | None = None    # {key: float32 [T, N, ...]}: the env info named in the collector's `info_keys` (NaN where unset); None: none asked
 
 # %% ../../nbs/05a_data.rollout.ipynb #bb867b84
 class RolloutCollector(Collector):
@@ -40,10 +41,11 @@ class RolloutCollector(Collector):
                  n_steps: int,                         # vector steps per rollout (T)
                  seed: int = 0,                        # env i resets with seed + i
                  cbs=(),                               # callbacks of the collector itself
-                 timeout: float = 10.0):               # seconds an async worker may take to answer
+                 timeout: float = 10.0,                # seconds an async worker may take to answer
+                 info_keys=()):                        # env info keys kept per row in `Rollout.info`, e.g. `['is_success']`
         if n_steps < 1: raise ValueError(f'n_steps must be at least 1, got {n_steps}.')
         self.n_steps = n_steps
-        super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout)
+        super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout, info_keys=info_keys)
 
 @patch
 def _act(self: RolloutCollector) -> tuple:
@@ -68,7 +70,7 @@ def next(self: RolloutCollector) -> Rollout:
     T, N = self.n_steps, self.n_envs
     reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
     terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
-    obs, act, extra, count_T = [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
+    obs, act, extra, env_info, count_T = [], [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
     count_T[0] = self.env_step
     for t in range(T):
         self('before_act'); a, info = self._act(); self('after_act')
@@ -79,10 +81,12 @@ def next(self: RolloutCollector) -> Rollout:
         extra.append({k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
         reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
         if e.valid is not None: valid_TN[t] = e.valid
+        if self.info_keys: env_info.append(info_rows(self.last_info, self.info_keys, N))   # every row: the auto-reset row's is the reset's info
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
         count_T[t + 1] = self.env_step
     keys = [k for k in extra[0] if all(k in e for e in extra[1:])]   # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
     r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
-                tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs)
+                tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs,
+                info=tree_stack(env_info) if self.info_keys else None)
     _screen_rollout(r, count_T)
     return r

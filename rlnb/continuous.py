@@ -21,7 +21,7 @@ from .fast import adam
 from .data.collector import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
-from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, Run, run_envs, seeded_init, evaluator, collection
+from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 
 # %% auto #0
 __all__ = ['box_space', 'to_unit', 'BoxSelector', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts', 'continuous_learner']
@@ -169,9 +169,9 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
                       ) -> RLLearner:
     "An `RLLearner` for the actor-critic that `parts` makes, on `run.env_id`'s Box actions"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)
     space = box_space(envs.single_action_space, type(cfg).__name__.removesuffix('Config'))   # before anything is built
-    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
+    obs_example = example_obs(envs)
     p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
     _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)

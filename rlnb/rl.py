@@ -11,16 +11,18 @@ from dataclasses import dataclass
 from functools import partial
 from fastcore.basics import patch
 from typing import Any, Callable, NamedTuple
+import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
+from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
 from .data.pixels import pixel_envs, check_preprocess
+from .data.pomdp import ExtendedObs, extended_inputs
 from .data.collector import Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
@@ -30,8 +32,8 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback',
-           'FinalEvalCallback', 'RLLearner', 'Run', 'run_envs', 'seeded_init', 'evaluator', 'runner_agent',
-           'collection']
+           'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'run_envs', 'seeded_init', 'evaluator',
+           'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -55,6 +57,7 @@ class RunConfig:
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
     eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
     preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
+    extended_obs: str | None = None  # what the policy sees beside each observation: any of 'action', 'reward', 'step', comma-separated (`ExtendedObs`); None: the observation alone
     tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
 
     def __post_init__(self):
@@ -63,11 +66,21 @@ class RunConfig:
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
                      fragment=POSITIVE_INT, inflight=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
-        if self.runners and self.n_envs % self.runners:
-            raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
-        if self.async_runners and not self.tolerates_lag:
-            raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
-                             'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
+        self._check_combinations()
+
+
+# %% ../nbs/07a_rl.ipynb #5d52176c
+@patch
+def _check_combinations(self: RunConfig):
+    "Refuse settings that do not go together, naming the fix"
+    if self.runners and self.n_envs % self.runners:
+        raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
+    if self.extended_obs is not None:
+        extended_inputs(self.extended_obs)
+        if self.preprocess: raise ValueError(f"{type(self).__name__}: extended_obs adds vectors beside the observation, and the '{self.preprocess}' networks read frames only: drop extended_obs.")
+    if self.async_runners and not self.tolerates_lag:
+        raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
+                         'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
 
 # %% ../nbs/07a_rl.ipynb #db3ff84d
 @patch
@@ -241,6 +254,12 @@ def build(self: RunConfig, run: Run) -> RLLearner:
     "The `RLLearner` of this config's algorithm for `run`: each algorithm's config defines it"
     raise NotImplementedError(f'{type(self).__name__} must say how its learner is built: def build(self, run: Run) -> RLLearner.')
 
+# %% ../nbs/07a_rl.ipynb #91dda4a2
+def example_obs(envs                                 # a vector env
+               ):
+    "One sampled observation of `envs` as a batch of one `[1, ...]` (a dict of them for Dict observations): what a network is sized from"
+    return tree_map(lambda x: torch.as_tensor(np.asarray(x)[None]), envs.single_observation_space.sample())
+
 # %% ../nbs/07a_rl.ipynb #a7e1e759
 @patch
 def learner(self: RunConfig,
@@ -259,14 +278,16 @@ def run_envs(env_id: str,                          # a registered gymnasium id
              n_envs: int,                          # envs side by side
              envs=None,                            # a vector env to use instead of making one
              runners: int = 0,                     # the run's runners: if any, they make the envs, and one env here gives the spaces
-             preprocess: str | None = None,        # the config's preprocessing: 'atari' or 'minatar' (`pixel_envs`), or None
+             cfg: RunConfig | None = None,         # the run's config: its `preprocess` ('atari', 'minatar': `pixel_envs`) and `extended_obs` (`ExtendedObs`)
              train: bool = True):                  # training envs, or evaluation envs (Atari: whole games, game scores)
-    "`envs` (or `n_envs` new envs of `env_id`, preprocessed as `preprocess` says) with observations a network can read"
+    "`envs` (or `n_envs` new envs of `env_id`, made as `cfg` says) with observations a network can read"
     if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
-    if envs is not None: return observation_envs(envs)
-    check_preprocess(env_id, preprocess)   # an Atari game without its preprocessing, or the reverse: refused by name
+    if envs is not None: return observation_envs(envs)   # the caller's, as they are
+    pre, ext = (cfg.preprocess, cfg.extended_obs) if cfg is not None else (None, None)
+    check_preprocess(env_id, pre)   # an Atari game without its preprocessing, or the reverse: refused by name
     n = 1 if runners else n_envs
-    return observation_envs(pixel_envs(env_id, n, preprocess, train) if preprocess else make_envs(env_id, n))
+    if pre: return observation_envs(pixel_envs(env_id, n, pre, train))
+    return observation_envs(make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ()))
 
 def seeded_init(seed: int,                            # the run's weight seed
                 build: Callable):                     # makes the networks (and anything else whose init draws from torch)
@@ -284,8 +305,8 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
     "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `cfg.eval_runner`)"
     if cfg.eval_runner:
         if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: drop eval_envs=, or evaluate in this process.')
-        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs, preprocess=cfg.preprocess, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
-    return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs, preprocess=cfg.preprocess, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
+        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
+    return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)
 
 # %% ../nbs/07a_rl.ipynb #5d615478
@@ -300,9 +321,9 @@ def runner_agent(agent: Agent,                        # the run's agent
     return a
 
 # %% ../nbs/07a_rl.ipynb #99fc0983
-def _runner_node(env_id, n, agent, build, seed, r, preprocess=None):
+def _runner_node(env_id, n, agent, build, seed, r, cfg=None):
     "What runner `r` of a run collects with: `build` on its own `n` envs (preprocessed as the run's), seeded after the envs of the runners before it"
-    return build(run_envs(env_id, n, preprocess=preprocess), runner_agent(agent, r), (seed + r * n) % 2**31)
+    return build(run_envs(env_id, n, cfg=cfg), runner_agent(agent, r), (seed + r * n) % 2**31)
 
 def collection(cfg: RunConfig,                       # the run's config (`runners`, `async_runners`, ...)
                env_id: str,                          # a registered gymnasium id
@@ -316,7 +337,7 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
         node = build(envs, agent, seed)
         return node, source_collector(node)
     envs.close()
-    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, preprocess=cfg.preprocess), cfg.runners, agent.model, cfg.n_envs,
+    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, cfg=cfg), cfg.runners, agent.model, cfg.n_envs,
                        mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
                        max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

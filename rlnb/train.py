@@ -310,7 +310,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
         _refuse_video(learn.cfg, meta['env'], video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent)
         if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
-        envs = run_envs(meta['env'], min(10, episodes), preprocess=learn.cfg.preprocess, train=False)   # Atari: whole games, game scores
+        envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)

@@ -1,4 +1,4 @@
-"""Tasks that need memory: a wrapper that hides part of an observation, and CartPole without its velocities registered as `CartPoleNoVel-v1`.
+"""Tasks that need memory: a wrapper that hides part of an observation, CartPole without its velocities registered as `CartPoleNoVel-v1`, and a wrapper that shows the agent its last action, its last reward and the step number.
 
 Docs: https://rlnb.github.io/rlnb/data.pomdp.html.md"""
 
@@ -12,7 +12,7 @@ import numpy as np
 import gymnasium as gym
 
 # %% auto #0
-__all__ = ['HideObservation', 'cartpole_no_velocity']
+__all__ = ['EXTENDED_INPUTS', 'HideObservation', 'cartpole_no_velocity', 'extended_inputs', 'ExtendedObs']
 
 # %% ../../nbs/05d_data.pomdp.ipynb #418578ea
 class HideObservation(gym.ObservationWrapper):
@@ -44,3 +44,56 @@ def cartpole_no_velocity(**kwargs) -> gym.Env:
 
 if 'CartPoleNoVel-v1' not in gym.registry:
     gym.register('CartPoleNoVel-v1', entry_point='rlnb.data.pomdp:cartpole_no_velocity', max_episode_steps=500, reward_threshold=475.0)
+
+# %% ../../nbs/05d_data.pomdp.ipynb #9557d633
+EXTENDED_INPUTS = ('action', 'reward', 'step')   # what `ExtendedObs` can add
+
+def extended_inputs(spec                              # 'action,reward', or a sequence of names
+                   ) -> tuple:
+    "The inputs `spec` names, checked: some of `EXTENDED_INPUTS`, each once"
+    parts = tuple(x.strip() for x in spec.split(',')) if isinstance(spec, str) else tuple(spec)
+    if not parts or any(x not in EXTENDED_INPUTS for x in parts) or len(set(parts)) < len(parts):
+        raise ValueError(f"Extended observations name some of {', '.join(EXTENDED_INPUTS)}, each once (e.g. 'action,reward'), got {spec!r}.")
+    return parts
+
+class ExtendedObs(gym.Wrapper):
+    "The observation as a dict: `obs`, and any of `last_action` (one-hot if discrete), `last_reward`, `step` (steps since the episode began); zeros at an episode's first step"
+    def __init__(self,
+                 env: gym.Env,                         # an env with a Discrete or Box action space
+                 inputs: Sequence[str] | str = ('action', 'reward')):   # any of 'action', 'reward', 'step' (or one comma-separated string)
+        super().__init__(env)
+        self.inputs = extended_inputs(inputs)
+        a, f32 = env.action_space, np.float32
+        if 'action' in self.inputs and not isinstance(a, (gym.spaces.Discrete, gym.spaces.Box)):
+            raise ValueError(f"ExtendedObs shows a Discrete or Box last action, and this env's actions are {a}: leave 'action' out.")
+        spaces = {'obs': env.observation_space}
+        if 'action' in self.inputs: spaces['last_action'] = gym.spaces.Box(0, 1, (int(a.n),), f32) if isinstance(a, gym.spaces.Discrete) else gym.spaces.Box(a.low, a.high, a.shape, f32)
+        if 'reward' in self.inputs: spaces['last_reward'] = gym.spaces.Box(-np.inf, np.inf, (1,), f32)
+        if 'step' in self.inputs: spaces['step'] = gym.spaces.Box(0, np.inf, (1,), f32)
+        self.observation_space, self.t = gym.spaces.Dict(spaces), 0
+
+# %% ../../nbs/05d_data.pomdp.ipynb #396e7ddd
+@patch
+def _extend(self: ExtendedObs, obs, action, reward: float) -> dict:
+    "`obs` with the inputs asked for; `action` None: an episode's first step (zeros)"
+    out, spaces = {'obs': obs}, self.observation_space.spaces
+    if 'last_action' in spaces:
+        a = np.zeros(spaces['last_action'].shape, np.float32)
+        if action is not None:
+            if isinstance(self.action_space, gym.spaces.Discrete): a[int(action) - int(self.action_space.start)] = 1.
+            else: a[:] = action
+        out['last_action'] = a
+    if 'last_reward' in spaces: out['last_reward'] = np.array([reward], np.float32)
+    if 'step' in spaces: out['step'] = np.array([self.t], np.float32)
+    return out
+
+@patch
+def reset(self: ExtendedObs, *, seed=None, options=None):
+    obs, info = self.env.reset(seed=seed, options=options); self.t = 0
+    return self._extend(obs, None, 0.), info
+
+@patch
+def step(self: ExtendedObs,
+         action):                              # the env's action, shown at the next step
+    obs, r, term, trunc, info = self.env.step(action); self.t += 1
+    return self._extend(obs, action, float(r)), r, term, trunc, info

@@ -24,7 +24,7 @@ from ...memory.frames import FrameReplay
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
 from ...nets import QNetwork
-from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, seeded_init, evaluator, collection
+from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, example_obs, seeded_init, evaluator, collection
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead
@@ -197,10 +197,10 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
     if cfg.max_restarts and run.envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
-    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
+    obs_example = example_obs(envs)
     def nets():
         net = q_network(cfg, obs_example, int(space.n)).to(cfg.device)
         return net, dqn_loss(cfg, net)
@@ -209,7 +209,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     agent = Agent(net, sel, space)
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n = envs.num_envs
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, preprocess=cfg.preprocess), max_restarts=cfg.max_restarts)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, cfg=cfg), max_restarts=cfg.max_restarts)
         return col if cfg.n_step == 1 or cfg.preprocess == 'atari' else NStepReturns(col, cfg.n_step, cfg.gamma, n)   # a frame replay sums n-step returns itself
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())

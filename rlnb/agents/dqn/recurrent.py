@@ -21,7 +21,7 @@ from ...fast import adam
 from ...callback import Callback
 from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
-from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, seeded_init, evaluator
+from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
@@ -199,10 +199,10 @@ class ObsNormCallback(Callback):
 def build(self: DRQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DRQN with this config, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, preprocess=cfg.preprocess)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg=cfg)
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
-    n, obs_example = int(space.n), torch.as_tensor(envs.single_observation_space.sample()[None])
+    n, obs_example = int(space.n), example_obs(envs)
     net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.device))
     target = target_copy(net)
     sel = EpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())

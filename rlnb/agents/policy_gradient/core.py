@@ -24,7 +24,7 @@ from ...data.rollout import Rollout, RolloutCollector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...fast import adam
 from ...nets import ActorCritic, merge_moments, flatten_obs
-from ...rl import RunConfig, RLLearner, Run, run_envs, seeded_init, evaluator, collection
+from ...rl import RunConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 
 # %% auto #0
 __all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'shares_trunk',
@@ -320,10 +320,10 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
               ) -> RLLearner:
     "An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg.preprocess)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
-    obs_example = torch.as_tensor(envs.single_observation_space.sample()[None])
+    obs_example = example_obs(envs)
     model = seeded_init(seeds[0].int(), lambda: cfg.network(obs_example, space).to(cfg.device))
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)

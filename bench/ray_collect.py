@@ -26,7 +26,7 @@ from rlnb.data.gym import make_envs
 from rlnb.data.rollout import RolloutCollector
 from rlnb.data.fleet import RayCollector
 from rlnb.nets import ActorCritic
-from rlnb.agent import policy_selector
+from rlnb.actions import policy_selector
 
 class BurnCPU(gym.Wrapper):
     "Each step costs `ms` milliseconds of real computation"

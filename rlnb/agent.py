@@ -17,8 +17,8 @@ from .core import Seeder, tree_map, tree_leaves, rng_state, set_rng_state
 
 # %% auto #0
 __all__ = ['space_kind', 'Selector', 'first_leaf', 'q_and_info', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule',
-           'EpsilonGreedySelector', 'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'policy_selector',
-           'model_device', 'Agent', 'reset_state', 'RecurrentAgent', 'RandomAgent']
+           'EpsilonGreedySelector', 'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent',
+           'reset_state', 'RecurrentAgent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
 def space_kind(space                                 # a gymnasium space (recognised by its type name)
@@ -220,19 +220,6 @@ class GaussianSelector(Selector):
         super().check_space(space)
         if not (torch.isfinite(torch.as_tensor(space.low)).all() and torch.isfinite(torch.as_tensor(space.high)).all()):
             raise ValueError(f'GaussianSelector needs finite action bounds, got low={space.low}, high={space.high}.')
-
-# %% ../nbs/04_agent.ipynb #c7a1c7e9
-def policy_selector(action_space,                         # Discrete (from 0) or a 1-d Box
-                    seed: int | None = 0):                # seeds the sampling generator
-    "The selector that samples actions of a policy for `action_space`: categorical for `Discrete`, clipped Gaussian for a 1-d `Box`"
-    kind = space_kind(action_space)
-    if kind == 'Discrete' and int(getattr(action_space, 'start', 0)) == 0: return CategoricalSelector(seed)
-    if kind == 'Box' and len(action_space.shape) == 1:
-        sel = GaussianSelector(action_space.low, action_space.high, 'clip', seed)
-        sel.check_space(action_space)
-        return sel
-    raise ValueError(f"Policy-gradient agents support Discrete (starting at 0) and 1-d Box action spaces, not {kind} ({action_space}). "
-                     "Wrap the env to change its action space (e.g. flatten a Box), or use another algorithm.")
 
 # %% ../nbs/04_agent.ipynb #f9129cf5
 def model_device(model: nn.Module                      # a module (with parameters or buffers)

@@ -15,6 +15,7 @@ from .callback import *
 from .learner import *
 from .metric import *
 from .agent import *
+from .actions import *
 from .data.snapshot import *
 from .data.gym import *
 from .data.collector import *

@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
 from .core import atomic_write
-from .loop import Loop, CancelFitException
+from .loop import Loop, CancelFitException, Cycle
 
 # %% auto #0
 __all__ = ['Callback', 'Metrics', 'Recorder', 'ProgressCallback', 'CSVLogger', 'TensorBoardLogger', 'checkpoints',
@@ -25,9 +25,9 @@ def _snake(name: str) -> str:
 
 # %% ../nbs/02_callback.ipynb #4e1fadf6
 class Callback:
-    "Base class of callbacks: `order`, `run_every`, a `name`, read access to the loop, explicit writes"
+    "Base class of callbacks: `order`, `cycle`, a `name`, read access to the loop, explicit writes"
     order: int = 0
-    run_every: int | dict = 1   # the loop runs the callback on every `run_every`-th occurrence of each of its events, or {event: period}: the one attribute the loop reads for scheduling
+    cycle: Cycle | None = None  # when its `begin_cycle` and `end_cycle` run: every `every` units the loop counts (`Cycle`); the one attribute the loop reads for scheduling
     loop: Loop | None = None
 
     @property
@@ -102,8 +102,8 @@ class Recorder(Callback):
     def __init__(self,
                  every: int = 1,                       # log every `every`-th batch
                  step=None):                           # `step(learn) -> int`, the x position of each value (default `learn.opt_step`)
-        self.run_every, self.step = {'after_batch': every}, step
-    def after_batch(self):
+        self.cycle, self.step = Cycle(every), step
+    def end_cycle(self):
         loss = getattr(self.learn, 'loss', None)
         if loss is None: return
         m, at = self.learn.metrics, self.step(self.learn) if self.step else self.learn.opt_step
@@ -217,31 +217,23 @@ def checkpoints(dir                                   # a directory written by `
 
 # %% ../nbs/02_callback.ipynb #eb3969e9
 class CheckpointCallback(Callback):
-    "Save the loop into `dir` every `every` batches (or units of `step(learn)`, e.g. env steps), keeping the last `keep` files; also at the end of fit"
+    "Save the loop into `dir` every `every` batches (or other units the loop counts, e.g. env steps), keeping the last `keep` files; also at the end of fit"
     order = 90
     def __init__(self,
                  dir='checkpoints',                    # where the `ckpt_*.pt` files go
-                 every: int = 1000,                    # batches (or units of `step`) between saves
+                 every: int = 1000,                    # units between saves
                  keep: int = 3,                        # the newest files to keep
                  at_end: bool = True,                  # also save at the end of a fit that ends between batches
-                 step=None):                           # `step(learn) -> int`: schedule saves by this count (e.g. env steps) instead of by batches
+                 unit: str = 'batch'):                 # what `every` counts: 'batch', or 'env_step' in an RL learner (any unit its loop counts)
         if keep < 1: raise ValueError(f'keep must be >= 1, got {keep}')
-        if not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
-        self.dir, self.keep, self.at_end, self.step, self.period = Path(dir), keep, at_end, step, every
-        if step is None: self.run_every = {'after_batch': every}
-        self.next, self.saved = every, None   # with `step`: the count at which the next save is due
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
+        self.dir, self.keep, self.at_end, self.cycle, self.saved = Path(dir), keep, at_end, Cycle(every, unit), None
 
-    def after_batch(self):
-        if self.step is None: return self.save()
-        n = self.step(self.learn)
-        if n >= self.next: self.next = (n // self.period + 1) * self.period; self.save()
+    def end_cycle(self): self.save()
 
     def after_fit(self):
         if not self.at_end or not getattr(getattr(self.learn, 'stop', None), 'whole', True): return   # stopped inside a batch: keep the last whole state
         if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
-
-    def state_dict(self) -> dict: return {'next': self.next}
-    def load_state_dict(self, state: dict): self.next = state['next']; return self
 
 # %% ../nbs/02_callback.ipynb #a74d0268
 @patch

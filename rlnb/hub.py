@@ -76,7 +76,7 @@ def hub_folder(run_dir,                              # a run directory written b
         save_model(learn.model, str(out/'model.safetensors'))
     (out/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
     if (run_dir/'learning_curve.png').exists(): shutil.copy(run_dir/'learning_curve.png', out/'learning_curve.png')
-    if videos := sorted(run_dir.glob('videos/*.mp4')): shutil.copy(videos[0], out/'replay.mp4')
+    if videos := sorted(run_dir.glob('videos/best-*.mp4')) or sorted(run_dir.glob('videos/*.mp4')): shutil.copy(videos[0], out/'replay.mp4')   # the best episode
     files = sorted(p.name for p in out.iterdir()) + ['README.md']
     model_card(meta, result, episodes, files).save(out/'README.md')
     return out

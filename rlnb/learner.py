@@ -16,7 +16,7 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
-from .loop import Loop, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
+from .loop import Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
 from .callback import Callback, Metrics, Stop
 from .fast import clip_grad_norm
 
@@ -52,6 +52,7 @@ class Learner(Loop):
     events = ('before_fit', 'before_batch', 'after_pred', 'after_loss', 'before_backward', 'after_backward',
               'after_step', 'after_batch', 'after_fit', 'after_cancel_backward', 'after_cancel_step')
     phases = ('fit', 'batch')
+    cycle_hosts = ('before_batch', 'after_batch')   # callbacks' cycles open before a batch and close after it (`Cycle`, in `rlnb.loop`)
 
     def __init__(self,
                  model: nn.Module,                # the model to train (the very object agents act with), saved with checkpoints
@@ -166,6 +167,18 @@ def compute(self: ModelLoss,
 def _rebuild(self: Learner):
     Loop._rebuild(self)
     self.losses = sorted((cb for cb in self.cbs if isinstance(cb, LossCallback)), key=lambda cb: cb.order)
+
+@patch
+def count(self: Learner,
+          unit: str                                  # 'batch' (its steps, `opt_step`) or 'env_step' (its data's, if a stage counts them)
+         ) -> int:
+    "How many `unit`s the learner has done, for its callbacks' cycles: its steps, or the env steps of the collector its data comes from"
+    if unit == 'batch': return self.opt_step
+    if unit == 'env_step':
+        if getattr(self, '_env_counter', None) is None:   # found once: the first stage of the data pipeline that counts env steps (a collector)
+            self._env_counter = next((x for x in pipeline(self.data) if hasattr(x, 'env_step')), None)
+        if self._env_counter is not None: return self._env_counter.env_step
+    return Loop.count(self, unit)
 
 @patch
 def _only_loss(self: Learner) -> LossCallback:
@@ -295,12 +308,12 @@ def save(self: Learner,
     named = list(zip(self._cb_names(), self.cbs))
     state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
                  callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # the losses' optimizers among them
-                 every={n: dict(self.every_counts(cb)) for n, cb in named if self.every_counts(cb)},
+                 cycles={n: dict(self.cycle_state(cb)) for n, cb in named if getattr(cb, 'cycle', None) is not None},
                  data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
     return save_checkpoint(state, path)
 
 # %% ../nbs/03_learner.ipynb #585a3ff3
-_LEARNER_KEYS = ('model', 'learner', 'metrics', 'callbacks', 'every', 'rng')
+_LEARNER_KEYS = ('model', 'learner', 'metrics', 'callbacks', 'rng')
 
 @patch
 def _check_fits(self: Learner, state: dict, path):
@@ -356,15 +369,22 @@ def _load_weights(self: Learner, sd: dict, path, modules=None, strict: bool = Tr
 # %% ../nbs/03_learner.ipynb #4c46e06b
 @patch
 def _load_callbacks(self: Learner, state: dict, path, others: bool = True, losses: bool = True):
-    "Load the saved states of the losses (`losses`) and of the other callbacks with their schedules (`others`), matched by name"
+    "Load the saved states of the losses (`losses`) and of the other callbacks (`others`), matched by name"
     saved, names = state['callbacks'], self._cb_names()
     for n, cb in zip(names, self.cbs):
         if not (losses if isinstance(cb, LossCallback) else others): continue
-        if n in saved: cb.load_state_dict(saved[n])
+        if n in saved and hasattr(cb, 'load_state_dict'): cb.load_state_dict(saved[n])
         elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
-        counts = self.every_counts(cb); counts.clear(); counts.update(state['every'].get(n, {}))   # in place: the dispatch holds this dict
     if others:
-        for n in sorted((saved.keys() | state['every'].keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+        for n in sorted((saved.keys() | state.get('cycles', {}).keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+
+@patch
+def _load_cycles(self: Learner, state: dict):
+    "The callbacks' cycle states as saved (a checkpoint of an older rlnb has none: the cycle under way goes on from the restored counts)"
+    saved = state.get('cycles', {})
+    for n, cb in zip(self._cb_names(), self.cbs):
+        c = getattr(cb, 'cycle', None)
+        if c is not None: self.cycle_state(cb).update(saved.get(n) or dict(mark=self.count(c.unit) // c.every, open=True))
 
 # %% ../nbs/03_learner.ipynb #abbbbe49
 @patch
@@ -380,7 +400,6 @@ def load(self: Learner,
     if whole: self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
     else: self._check_part(state, path, optimizer, modules, strict)
     self._load_weights(state['model'], path, modules, strict)
-    if callbacks or optimizer: self._load_callbacks(state, path, others=callbacks, losses=optimizer)
     if whole:   # the run's progress: a partial load starts a new run from these weights
         self.opt_step, self.epoch = state['learner']['opt_step'], state['learner']['epoch']
         self.metrics.load_state_dict(state['metrics'])
@@ -390,6 +409,8 @@ def load(self: Learner,
             elif isinstance(self.data, tn.BaseNode): self.data.reset(state['data'])
         set_global_rng_state(state['rng'])
         self._it = None
+    if callbacks or optimizer: self._load_callbacks(state, path, others=callbacks, losses=optimizer)
+    if whole: self._load_cycles(state)   # after the counts they are measured against
     for cb in self.cbs:
         if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()   # derived state, rebuilt from what was loaded
     return self

@@ -12,7 +12,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['EVENT_FORMS', 'SPAN', 'CancelException', 'CancelFitException', 'CancelBatchException', 'CancelBackwardException',
-           'CancelStepException', 'phase_events', 'is_event_name', 'Loop', 'ProfileStat', 'Change']
+           'CancelStepException', 'phase_events', 'is_event_name', 'Loop', 'Cycle', 'ProfileStat', 'Change']
 
 # %% ../nbs/01_loop.ipynb #5269c187
 class CancelException(Exception):
@@ -43,6 +43,7 @@ class Loop:
     events: tuple = ()   # events this loop fires, in happy-path order
     phases: tuple = ()   # phases run with `_with_events`; each adds `after_cancel_X`, `failed_X`, `finally_X`
     all_events: tuple = ()
+    cycle_hosts: tuple = ()   # (the event that opens, the event that closes) callbacks' cycles, e.g. a learner's ('before_batch', 'after_batch'); (): no cycles
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -53,7 +54,7 @@ class Loop:
                  inner=()):                            # loops inside this one, whose events the callbacks here also hear
         self.cbs, self.inner, self.parent = [], [], None
         self._dispatch, self._profile, self._trace = {}, None, None
-        self._every = {}   # id(callback) -> {event: occurrences seen}, for the callbacks attached here that have a `run_every`
+        self._cycles = {}  # id(callback) -> {'mark': cycles ended so far, 'open': one is under way}, for the callbacks attached here with a `cycle`
         for loop in inner: self.add_inner(loop)
         self.add_cbs(cbs)
 
@@ -97,28 +98,62 @@ def _name_error(e: BaseException, cb, event: str):
     try: e._rlnb_named = True
     except AttributeError: pass
 
-def _period(cb, event: str) -> int:
-    every = getattr(cb, 'run_every', 1)
-    return every.get(event, 1) if isinstance(every, dict) else every
-
 # %% ../nbs/01_loop.ipynb #80503198
 @patch
 def _bind(self: Loop, cb, event: str) -> Callable:
-    "The function that runs `cb`'s `event` method, with naming, `run_every`, profiling and tracing as configured"
+    "The function that runs `cb`'s `event` method, with naming, profiling and tracing as configured"
     f = getattr(cb, event)
     if self._trace is not None: f = _traced(self, cb, event, f)
     if self._profile is not None: f = _timed(self._profile, (event, _cb_name(cb)), f)
-    period = _period(cb, event)
-    if period != 1:
-        if period < 1: raise ValueError(f"{_cb_name(cb)}.run_every must be >= 1 for '{event}', got {period}")
-        counts, inner = cb.loop.every_counts(cb), f   # kept by the loop the callback is attached to, whichever loop fires the event
-        def f():
-            n = counts[event] = counts.get(event, 0) + 1
-            if n % period == 0: inner()
     def run():
         try: f()
         except CancelException: raise
         except Exception as e: _name_error(e, cb, event); raise
+    return run
+
+# %% ../nbs/01_loop.ipynb #75d3dae6
+class Cycle(NamedTuple):
+    "A callback's schedule: its `begin_cycle` and `end_cycle` run once every `every` units of its loop's count `unit`"
+    every: int                  # units per cycle
+    unit: str = 'batch'         # what is counted: 'batch' (a learner's steps), 'env_step' (an RL learner's collector), ...: `Loop.count`
+
+@patch
+def count(self: Loop,
+          unit: str                             # a unit of cycles, such as 'batch'
+         ) -> int:
+    "How many `unit`s this loop has done; a loop with cycles counts its units, this one counts none"
+    raise ValueError(f"{self.name} counts no {unit!r}: a cycle's unit must be one its loop counts.")
+
+# %% ../nbs/01_loop.ipynb #d2d706ef
+@patch
+def _check_cycle(self: Loop, cb):
+    "Raise unless `cb`'s cycle (if it declares one, or has cycle methods) is one this loop can run"
+    c, methods = getattr(cb, 'cycle', None), [m for m in ('begin_cycle', 'end_cycle') if callable(getattr(cb, m, None))]
+    if c is None:
+        if methods: raise ValueError(f"{_cb_name(cb)} defines {methods[0]} but declares no cycle: set `cycle = Cycle(every, unit)` on it.")
+        return
+    if not isinstance(c, Cycle) or isinstance(c.every, bool) or not isinstance(c.every, int) or c.every < 1:
+        raise ValueError(f"{_cb_name(cb)}.cycle must be a Cycle(every, unit) with an integer every >= 1, got {c!r}.")
+    if not self.cycle_hosts: raise ValueError(f"{self.name} has no cycles: attach {_cb_name(cb)} to a loop that has them (a Learner).")
+    self.count(c.unit)   # a unit this loop does not count is refused here
+
+# %% ../nbs/01_loop.ipynb #65803ffc
+@patch
+def _bind_cycle(self: Loop, cb, which: str) -> Callable:
+    "The gate of `cb`'s cycle: `begin_cycle` when none is open; `end_cycle` once the count has reached the next multiple of `every`"
+    st, c, name = self._cycles[id(cb)], cb.cycle, f'{which}_cycle'
+    f = self._bind(cb, name) if callable(getattr(cb, name, None)) else None
+    if which == 'begin':
+        def run():
+            if st['open']: return
+            st['open'] = True
+            if f is not None: f()
+    else:
+        def run():
+            k = self.count(c.unit) // c.every
+            if k <= st['mark']: return
+            st['mark'], st['open'] = k, False
+            if f is not None: f()
     return run
 
 # %% ../nbs/01_loop.ipynb #e4a4b21d
@@ -131,11 +166,19 @@ def _compile(fs: list) -> Callable:
     return run_all
 
 @patch
+def _listening(self: Loop, cb, event: str) -> list:
+    "What `cb` runs at `event` here: its method of that name, then, on a cycle host event of the loop it is attached to, its due cycle method"
+    fs = [self._bind(cb, event)] if callable(getattr(cb, event, None)) else []
+    if cb.loop is self and getattr(cb, 'cycle', None) is not None and event in self.cycle_hosts:
+        fs.append(self._bind_cycle(cb, 'begin' if event == self.cycle_hosts[0] else 'end'))
+    return fs
+
+@patch
 def _rebuild(self: Loop):
     "Recompute the dispatch table of this loop and every loop inside it"
     table, cbs = {}, self.listeners()
     for event in self.all_events:
-        fs = [self._bind(cb, event) for cb in cbs if callable(getattr(cb, event, None))]
+        fs = [g for cb in cbs for g in self._listening(cb, event)]
         if self._profile is not None: fs = [_counted(self._profile, event, fs)]
         if fs: table[event] = _compile(fs)
     if self._profile is not None: _add_spans(self._profile, table)
@@ -152,6 +195,7 @@ def _check_cb(self: Loop, cb):
         close = difflib.get_close_matches(m, known, n=1)
         hint = f" Did you mean '{close[0]}'?" if close else f" Events here: {', '.join(known)}."
         raise ValueError(f"{_cb_name(cb)} defines '{m}', an event that no loop in {self.name} fires.{hint}")
+    self._check_cycle(cb)
     if getattr(cb, 'loop', None) not in (None, self):
         raise ValueError(f"{_cb_name(cb)} is already attached to {cb.loop.name}: remove it there first, or make a new one.")
 
@@ -165,6 +209,8 @@ def add_cbs(self: Loop,
     for cb in cbs:
         cb.loop = self
         self.cbs.append(cb)
+        c = getattr(cb, 'cycle', None)
+        if c is not None: self._cycles[id(cb)] = dict(mark=self.count(c.unit) // c.every, open=False)   # from the count now: whole cycles ahead
     self._rebuild()
     return self
 
@@ -173,17 +219,17 @@ def remove_cbs(self: Loop,
                cbs):                                 # a callback or a list of them, attached here
     "Detach callbacks (one or a list) from this loop"
     for cb in (cbs if isinstance(cbs, (list, tuple)) else [cbs]):
-        self.cbs.remove(cb); cb.loop = None; self._every.pop(id(cb), None)
+        self.cbs.remove(cb); cb.loop = None; self._cycles.pop(id(cb), None)
     self._rebuild()
     return self
 
 # %% ../nbs/01_loop.ipynb #be3af5f1
 @patch
-def every_counts(self: Loop,
-                 cb                                    # a callback attached to this loop
-                ) -> dict:
-    "`{event: occurrences so far}` of callback `cb` (attached here) for its events with a `run_every` period; the dict the dispatch updates"
-    return self._every.setdefault(id(cb), {})
+def cycle_state(self: Loop,
+                cb                                    # a callback attached to this loop, with a `cycle`
+               ) -> dict:
+    "`{'mark': cycles ended, 'open': one under way}` of callback `cb`'s cycle: the dict its cycle gates read and write (a checkpoint keeps it)"
+    return self._cycles[id(cb)]
 
 @patch
 def add_inner(self: Loop,
@@ -221,6 +267,8 @@ def describe(self: Loop,
     width = max((len(e) for e in self.all_events), default=0)
     for e in self.all_events:
         who = [_cb_name(cb) for cb in cbs if callable(getattr(cb, e, None))]
+        if e in self.cycle_hosts:   # the cycles this event opens or closes
+            who += [f"{_cb_name(cb)}.{'begin' if e == self.cycle_hosts[0] else 'end'}_cycle (every {cb.cycle.every} {cb.cycle.unit})" for cb in self.cbs if getattr(cb, 'cycle', None) is not None]
         lines.append(f"{indent}  {e:<{width}}  {', '.join(who) if who else '-'}")
     for loop in self.inner: lines.append(loop.describe(indent + '  | '))
     return '\n'.join(lines)

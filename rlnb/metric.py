@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 import torch
 from fastcore.basics import patch
 from .core import check_fields, POSITIVE_INT, FINITE_OR_NONE, BOOL
-from .loop import CancelFitException
+from .loop import CancelFitException, Cycle
 from .callback import Callback, Stop
 
 # %% auto #0
@@ -34,6 +34,7 @@ class MetricEvalCallback(Callback):
         check_fields(self, eval_every=POSITIVE_INT, stop_value=FINITE_OR_NONE, higher_is_better=BOOL)
         self.get_x, self.get_y = get_x or (lambda b: b[0]), get_y or (lambda b: b[1])
         self.best = self.best_step = self.last_step = None
+        self.cycle = Cycle(eval_every)
 
     def better(self,
                a: float,                               # a value of the metric
@@ -75,8 +76,7 @@ def evaluate(self: MetricEvalCallback):
 
 # %% ../nbs/03b_metric.ipynb #b531232b
 @patch
-def after_batch(self: MetricEvalCallback):
-    if self.learn.opt_step % self.eval_every == 0: self.evaluate()
+def end_cycle(self: MetricEvalCallback): self.evaluate()   # every `eval_every` learner steps
 
 @patch
 def after_fit(self: MetricEvalCallback):

@@ -11,7 +11,8 @@ import torch
 from torch import nn
 from fastcore.basics import patch
 from .core import tree_leaves, tree_map
-from .agent import space_kind, policy_selector
+from .agent import space_kind
+from .actions import action_layout, policy_out
 
 # %% auto #0
 __all__ = ['NETS', 'flatten_obs', 'merge_moments', 'ObsNormalizer', 'mlp', 'layer_init', 'run_lstm', 'ConvFeatures', 'NatureCNN',
@@ -200,21 +201,19 @@ class MLPActor(nn.Module):
 
 # %% ../nbs/07_nets.ipynb #f6c542d0
 def policy_io(obs_example,                         # a batch of observations `[B, O...]` (or a tree of them)
-              action_space,                        # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
+              action_space,                        # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
               obs_norm: bool = False               # standardise inputs with an `ObsNormalizer`
              ) -> tuple:
-    "`(in_dim, discrete, n_out, norm)` of a policy network: input features, whether its head is categorical, its outputs, its `ObsNormalizer` (or None); unsupported spaces refused"
-    policy_selector(action_space)   # refuses unsupported spaces with the list of supported ones
-    in_dim, discrete = flatten_obs(obs_example).shape[1], space_kind(action_space) == 'Discrete'
-    n_out = int(action_space.n) if discrete else int(action_space.shape[0])
-    return in_dim, discrete, n_out, ObsNormalizer(in_dim) if obs_norm else None
+    "`(in_dim, layout, norm)` of a policy network: input features, how its head reads (`ActionLayout`), its `ObsNormalizer` (or None); unsupported spaces refused"
+    in_dim, layout = flatten_obs(obs_example).shape[1], action_layout(action_space)   # refuses unsupported spaces, naming the supported ones
+    return in_dim, layout, ObsNormalizer(in_dim) if obs_norm else None
 
 # %% ../nbs/07_nets.ipynb #d0a6cbc7
 class ActorCritic(nn.Module):
     "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk (an MLP or a CNN)"
     def __init__(self,
                  obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the sizes
-                 action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
+                 action_space,               # a space a policy acts in: Discrete (categorical head), 1-d Box (Gaussian), MultiDiscrete or flat Dict/Tuple (a product)
                  hidden=(64, 64),            # hidden layer sizes of the actor and of the critic (MLP bodies)
                  shared: bool = False,       # one trunk for both heads instead of two
                  act=nn.Tanh,                # activation after each hidden layer of an MLP
@@ -223,14 +222,14 @@ class ActorCritic(nn.Module):
                  net: str = 'mlp'):          # the body: 'mlp', 'nature_cnn' or 'minatar' (`body`)
         super().__init__()
         if net != 'mlp' and (not shared or obs_norm): raise ValueError(f"net={net!r} is one trunk for the policy and the value, over raw frames: set shared=True and obs_norm=False.")
-        in_dim, self.discrete, n_out, self.norm = policy_io(obs_example, action_space, obs_norm)
+        in_dim, self.layout, self.norm = policy_io(obs_example, action_space, obs_norm)
         self.flat = net == 'mlp'
         self.actor, h = body(net, obs_example, hidden, act)
         self.critic = None if shared else mlp([in_dim, *hidden], act)
         for m in [*self.actor.modules(), *(self.critic or [])]:
             if isinstance(m, (nn.Linear, nn.Conv2d)): layer_init(m, math.sqrt(2))
-        self.pi, self.v = layer_init(nn.Linear(h, n_out), 0.01), layer_init(nn.Linear(h, 1), 1.)
-        self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
+        self.pi, self.v = layer_init(nn.Linear(h, self.layout.n_out), 0.01), layer_init(nn.Linear(h, 1), 1.)
+        self.log_std = nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont else None
 
 # %% ../nbs/07_nets.ipynb #6869f104
 @patch
@@ -239,10 +238,7 @@ def _features(self: ActorCritic, obs):
     return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
 
 @patch
-def _head(self: ActorCritic, h_BH) -> dict:
-    if self.discrete: return {'logits': self.pi(h_BH)}
-    mean_BA = self.pi(h_BH)
-    return {'mean': mean_BA, 'log_std': self.log_std.expand_as(mean_BA)}
+def _head(self: ActorCritic, h_BH) -> dict: return policy_out(self.layout, self.pi(h_BH), self.log_std)
 
 @patch
 def policy(self: ActorCritic,
@@ -263,7 +259,7 @@ class LSTMActorCritic(nn.Module):
     "Policy and value through LSTMs: observations → LSTM → MLP → head, for the actor and, with `critic_lstm`, through a second LSTM for the critic"
     def __init__(self,
                  obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 action_space,               # a `Discrete` (categorical head) or 1-d `Box` (Gaussian head) space
+                 action_space,               # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
                  lstm: int = 64,             # LSTM hidden size
                  hidden=(64,),               # hidden layers of the MLPs after the LSTMs
                  critic_lstm: bool = True,   # the critic has its own LSTM (False: it reads the actor's)
@@ -271,11 +267,11 @@ class LSTMActorCritic(nn.Module):
                  log_std_init: float = 0.,   # initial log-std of a Gaussian head
                  obs_norm: bool = False):    # standardise inputs with an `ObsNormalizer`
         super().__init__()
-        in_dim, self.discrete, n_out, self.norm = policy_io(obs_example, action_space, obs_norm)
+        in_dim, self.layout, self.norm = policy_io(obs_example, action_space, obs_norm)
         self.lstm_pi, self.lstm_vf = nn.LSTM(in_dim, lstm), nn.LSTM(in_dim, lstm) if critic_lstm else None
         self.actor, self.critic = mlp([lstm, *hidden], act), mlp([lstm, *hidden], act)
-        self.pi, self.v = nn.Linear(hidden[-1], n_out), nn.Linear(hidden[-1], 1)
-        self.log_std = None if self.discrete else nn.Parameter(torch.full((n_out,), float(log_std_init)))
+        self.pi, self.v = nn.Linear(hidden[-1], self.layout.n_out), nn.Linear(hidden[-1], 1)
+        self.log_std = nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont else None
 
 # %% ../nbs/07_nets.ipynb #0ccd4cea
 @patch
@@ -293,7 +289,7 @@ def _heads(self: LSTMActorCritic, x_TBI, state: tuple, start_TB, value: bool) ->
     y_pi, s_pi = run_lstm(self.lstm_pi, x_TBI, state[:2], start_TB)
     y_vf, s_vf = (y_pi, ()) if self.lstm_vf is None else run_lstm(self.lstm_vf, x_TBI, state[2:], start_TB)
     h = self.actor(y_pi)
-    out = {'logits': self.pi(h)} if self.discrete else {'mean': self.pi(h), 'log_std': self.log_std.expand(*h.shape[:-1], -1)}
+    out = policy_out(self.layout, self.pi(h), self.log_std)
     if value: out['value'] = self.v(self.critic(y_vf))[..., 0]
     return out, (*s_pi, *s_vf)
 

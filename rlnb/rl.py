@@ -23,6 +23,7 @@ from .agent import Agent
 from .data.gym import make_envs, observation_envs
 from .data.pixels import pixel_envs, check_preprocess
 from .data.pomdp import ExtendedObs, extended_inputs
+from .actions import action_envs
 from .data.collector import Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
@@ -280,14 +281,14 @@ def run_envs(env_id: str,                          # a registered gymnasium id
              runners: int = 0,                     # the run's runners: if any, they make the envs, and one env here gives the spaces
              cfg: RunConfig | None = None,         # the run's config: its `preprocess` ('atari', 'minatar': `pixel_envs`) and `extended_obs` (`ExtendedObs`)
              train: bool = True):                  # training envs, or evaluation envs (Atari: whole games, game scores)
-    "`envs` (or `n_envs` new envs of `env_id`, made as `cfg` says) with observations a network can read"
+    "`envs` (or `n_envs` new envs of `env_id`, made as `cfg` says) with observations a network can read and actions a policy can take (nested ones made flat)"
     if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
-    if envs is not None: return observation_envs(envs)   # the caller's, as they are
+    if envs is not None: return action_envs(observation_envs(envs))   # the caller's, readable
     pre, ext = (cfg.preprocess, cfg.extended_obs) if cfg is not None else (None, None)
     check_preprocess(env_id, pre)   # an Atari game without its preprocessing, or the reverse: refused by name
     n = 1 if runners else n_envs
-    if pre: return observation_envs(pixel_envs(env_id, n, pre, train))
-    return observation_envs(make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ()))
+    envs = pixel_envs(env_id, n, pre, train) if pre else make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ())
+    return action_envs(observation_envs(envs))
 
 def seeded_init(seed: int,                            # the run's weight seed
                 build: Callable):                     # makes the networks (and anything else whose init draws from torch)

@@ -20,7 +20,7 @@ from .rl import run_envs
 from .data.fleet import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
-from .data.eval import evaluate, record_video, episode_frames, save_gif, plot_returns
+from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
@@ -75,6 +75,10 @@ def _plot_curve(metrics, path, threshold=None):
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #03f34810
+def _videos(recorded: dict) -> dict:
+    "`record_evaluation`'s videos as a summary holds them: label -> return, seed and path (a string)"
+    return {k: {**v, 'path': str(v['path'])} for k, v in recorded.items()}
+
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     "Train `learn` to its config's step budget (Ctrl-C or SIGTERM: a checkpoint, then `RunInterrupted`), then write the run's files"
     cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
@@ -93,16 +97,16 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
-    if video: summary['videos'] = [str(v) for v in record_video(learn.meta['env'], ev.eval_agent, out/'videos')]
+    if video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed))
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     for cb in learn.cbs:
-        if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *summary.get('videos', [])], summary)
+        if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
     return summary
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
     "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt"
     learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000),
-                   CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3, step=lambda l: l.collector.env_step),
+                   CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3, unit='env_step'),
                    BestCheckpointCallback(out/'best.pt')])
     return learn
 
@@ -314,7 +318,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-        if video: out['videos'] = [str(v) for v in record_video(meta['env'], agent, video)]
+        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed))
         if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed), gif))
         return out
 
@@ -349,7 +353,7 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
     t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
-    t.add_argument('--video', action='store_true', help='record a video of the final agent (needs rlnb[video])')
+    t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
     t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
     t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
@@ -387,7 +391,7 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
     e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
     e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
-    e.add_argument('--video', metavar='DIR', help='also record a video into DIR')
+    e.add_argument('--video', metavar='DIR', help='also record the worst, the median and the best episode as videos into DIR')
     e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
     e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
     e.add_argument('--opponent', default='random', help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or another checkpoint of the same game")

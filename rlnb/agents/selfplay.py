@@ -21,6 +21,7 @@ from ..fast import adam
 from ..nets import mlp
 from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init
 from ..data.eval import EvalCallback
+from ..loop import Cycle
 from ..callback import Callback
 from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, play_games
 from ..memory.experience_replay import ExperienceReplay
@@ -187,12 +188,10 @@ class SnapshotCallback(Callback):
     def __init__(self,
                  pool: SnapshotPool,                   # the opponents
                  period: int):                         # transitions between snapshots
-        self.pool, self.period, self.next_at = pool, period, period
-    def after_batch(self):
-        if self.learn.collector.env_step < self.next_at: return
-        self.pool.snapshot(); self.next_at = (self.learn.collector.env_step // self.period + 1) * self.period
-    def state_dict(self) -> dict: return {'pool': self.pool.state_dict(), 'next_at': self.next_at}
-    def load_state_dict(self, state: dict): self.pool.load_state_dict(state['pool']); self.next_at = state['next_at']; return self
+        self.pool, self.cycle = pool, Cycle(period, 'env_step')
+    def end_cycle(self): self.pool.snapshot()
+    def state_dict(self) -> dict: return {'pool': self.pool.state_dict()}
+    def load_state_dict(self, state: dict): self.pool.load_state_dict(state['pool']); return self
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3b026010
 class SplitReplay:

@@ -7,19 +7,21 @@ Docs: https://rlnb.github.io/rlnb/data.eval.html.md"""
 # %% ../../nbs/05c_data.eval.ipynb #53748ae2
 from __future__ import annotations
 import atexit, contextlib, os, shutil, sys, tempfile, time, warnings
+from pathlib import Path
 from typing import Callable, NamedTuple
 import numpy as np
 import torch
 import gymnasium as gym
 from fastcore.basics import patch
 from ..core import tree_map
+from ..loop import Cycle
 from ..callback import Callback
 from .gym import readable_env, reset_envs, step_envs
 from .collector import find_collector, to_tensor
 
 # %% auto #0
 __all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'plot_returns', 'play_episode', 'episode_frames', 'animate', 'save_gif',
-           'record_video', 'virtual_display']
+           'record_evaluation', 'virtual_display']
 
 # %% ../../nbs/05c_data.eval.ipynb #c19b3977
 class EvalResult(NamedTuple):
@@ -67,25 +69,21 @@ class EvalCallback(Callback):
     order = 20
     def __init__(self, envs: gym.vector.VectorEnv,   # the evaluation envs, apart from the training ones
                  agent,                              # acts deterministically on them (usually the trained model, greedy)
-                 period: int,                        # env steps between evaluations (not `Callback.run_every`, which counts events)
+                 period: int,                        # env steps between evaluations: its cycle (`Cycle(period, 'env_step')`)
                  n_episodes: int = 20,               # episodes per evaluation, spread over the envs with quotas
                  threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
                  timeout: float = 10.):              # seconds an async env worker may take to answer
         self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed, self.timeout = envs, agent, period, n_episodes, threshold, seed, timeout
-        self.next_eval, self.solved_at, self.wall, self.last, self.last_step = period, None, 0., None, None
+        self.cycle, self.solved_at, self.wall, self.last, self.last_step = Cycle(period, 'env_step'), None, 0., None, None
 
     def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
 
-    def after_batch(self):
-        col = self._col
-        if col.env_step < self.next_eval: return
-        self._due(col.env_step)
-        self.next_eval = (col.env_step // self.period + 1) * self.period
+    def end_cycle(self): self._due(self._col.env_step)   # the learner's cycle: at the first batch at or past each multiple of `period`
 
-    def state_dict(self) -> dict: return dict(next_eval=self.next_eval, solved_at=self.solved_at, last_step=self.last_step)
-    def load_state_dict(self, state: dict):
-        self.next_eval, self.solved_at, self.last_step = state['next_eval'], state['solved_at'], state.get('last_step'); return self
+    def state_dict(self) -> dict: return dict(solved_at=self.solved_at, last_step=self.last_step)
+    def load_state_dict(self, state: dict):   # (a checkpoint of an older rlnb also has its `next_eval`: the learner's cycle state replaces it)
+        self.solved_at, self.last_step = state['solved_at'], state.get('last_step'); return self
 
 # %% ../../nbs/05c_data.eval.ipynb #9ab1c130
 @patch
@@ -224,24 +222,36 @@ def save_gif(frames: list,                         # RGB arrays
     return path
 
 # %% ../../nbs/05c_data.eval.ipynb #61899495
-def record_video(env_id: str,                          # a registered id
-                 agent,                                # acts deterministically
-                 video_dir,                            # where the MP4 files go
-                 n_episodes: int = 1,                  # episodes to record
-                 seed: int = 0,                        # the first reset seed
-                 name_prefix: str = 'rlnb',            # the files' name prefix
-                 **kwargs
-                ) -> list:
-    "Record `n_episodes` deterministic episodes of `env_id` as MP4 files in `video_dir`; returns their paths"
+def _picks(rets: list) -> dict:
+    "`{'worst', 'median', 'best'}` -> episode index: the lowest return, the median (the lower of the middle two), the highest; ties to the first episode"
+    order = sorted(range(len(rets)), key=lambda k: (rets[k], k))
+    return dict(worst=order[0], median=order[(len(rets) - 1) // 2], best=min(range(len(rets)), key=lambda k: (-rets[k], k)))
+
+def record_evaluation(env_id: str,                    # a registered id
+                      agent,                          # acts deterministically
+                      video_dir,                      # where the MP4 files go
+                      n_episodes: int = 10,           # episodes played, from reset seeds `seed`, `seed + 1`, ...
+                      seed: int = 0,                  # the first reset seed
+                      max_steps: int = 10_000,        # an episode is cut here
+                      **kwargs                        # passed to `gym.make`
+                     ) -> dict:
+    "Play `n_episodes` deterministic episodes and record the worst, the median and the best as `LABEL-return-R.mp4`; returns `{label: {'return', 'seed', 'path'}}`"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
-    except ImportError as e: raise ImportError('record_video needs moviepy: pip install "rlnb[video]"') from e
-    from pathlib import Path
-    env = gym.wrappers.RecordVideo(_render_env(env_id, **kwargs), str(video_dir),
-                                   episode_trigger=lambda i: True, name_prefix=name_prefix, disable_logger=True)
-    try:
-        for k in range(n_episodes): play_episode(env, agent, seed + k)
+    except ImportError as e: raise ImportError('record_evaluation needs moviepy: pip install "rlnb[video]"') from e
+    env = _render_env(env_id, **kwargs)   # no frame is drawn without the recording wrapper
+    try: rets = [play_episode(env, agent, seed + k, max_steps)[0] for k in range(n_episodes)]
     finally: env.close()
-    return sorted(Path(video_dir).glob(f'{name_prefix}-episode-*.mp4'))
+    out = {}
+    for label, k in _picks(rets).items():
+        name = f'{label}-return-{rets[k]:g}'
+        env = gym.wrappers.RecordVideo(_render_env(env_id, **kwargs), str(video_dir), episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
+        try: again, _ = play_episode(env, agent, seed + k, max_steps)
+        finally: env.close()
+        if again != rets[k]: warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} before: the env or the agent is not deterministic; the video shows {again:g}.')
+        path = Path(video_dir)/f'{name}.mp4'
+        (Path(video_dir)/f'{name}-episode-0.mp4').replace(path)
+        out[label] = {'return': again, 'seed': seed + k, 'path': path}
+    return out
 
 # %% ../../nbs/05c_data.eval.ipynb #489ec4f2
 def virtual_display(size: tuple = (1024, 768)):  # (width, height) of the screen in pixels

@@ -80,9 +80,7 @@ def _drain(self: RayEvalCallback, wait: bool):
         if self.best_snap is None or res.mean > self.best_snap[1]: self.best_snap = (step, res.mean, snap)   # what best.pt must hold
 
 @patch
-def after_batch(self: RayEvalCallback):
-    self._drain(wait=False)
-    EvalCallback.after_batch(self)   # a due evaluation is started (`_due`), not awaited
+def after_batch(self: RayEvalCallback): self._drain(wait=False)   # then, at its cycle's end (`EvalCallback.end_cycle`), a due evaluation is started (`_due`), not awaited
 
 @patch
 def evaluate(self: RayEvalCallback,

@@ -11,6 +11,7 @@ import time
 import numpy as np
 import torch
 from ..core import POSITIVE_INT, check_fields
+from ..loop import Cycle
 from ..callback import Callback
 from ..data.collector import find_collector
 
@@ -157,15 +158,16 @@ class ReplayMonitorCallback(Callback):
                  replay,                               # an `ExperienceReplay` with a monitor
                  read_every: int | None = 1000):       # learner steps between readings (None: keep the version only, for eviction without readings)
         if getattr(replay, 'monitor', None) is None: raise ValueError('ReplayMonitorCallback needs a replay with a monitor: ExperienceReplay(..., monitor=ReplayMonitor()).')
-        self.replay, self.read_every = replay, read_every   # (a callback's `run_every` would space all its events)
+        self.replay, self.read_every = replay, read_every
         if read_every is not None: check_fields(self, read_every=POSITIVE_INT)
+        self.cycle = Cycle(read_every or 1)   # the readings' schedule; the version is kept in step every batch
 
     def _sync(self):
         v = getattr(self._col, 'version', None)   # a RayCollector's policy version; a local collector has none
         self.replay.monitor.version = self.learn.opt_step if v is None else v
 
     def before_fit(self): self._col = find_collector(self.learn); self._sync()
-    def after_batch(self):
-        self._sync()
-        if self.read_every is None or self.learn.opt_step % self.read_every: return
+    def after_batch(self): self._sync()
+    def end_cycle(self):
+        if self.read_every is None: return
         for k, v in self.replay.monitor.stats(len(self.replay)).items(): self.learn.metrics.log(k, v, self._col.env_step)

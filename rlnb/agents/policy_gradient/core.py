@@ -16,9 +16,11 @@ import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
+from ...loop import Cycle
 from ...callback import Callback
 from ...learner import ModelLoss
-from ...agent import Agent, RecurrentAgent, gaussian_logp, model_device, policy_selector
+from ...agent import Agent, RecurrentAgent, gaussian_logp, model_device
+from ...actions import policy_selector, product_logp_entropy
 from ...data.collector import find_collector
 from ...data.rollout import Rollout, RolloutCollector
 from ...data.recurrent import RecurrentRolloutCollector
@@ -32,10 +34,11 @@ __all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'Rewar
            'pg_learner']
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e0ee665e
-def policy_logp_entropy(out: dict,                            # the network's output: `logits`, or `mean` and `log_std`
+def policy_logp_entropy(out: dict,                            # the network's output: `logits` (`[B, K, M]` for a product), and/or `mean` and `log_std`
                         action                                # the actions taken (for Box: the unclipped samples)
                        ) -> tuple:
-    "Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`) or Gaussian (`mean`, `log_std`) output"
+    "Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`), Gaussian (`mean`, `log_std`) or product output"
+    if 'logits' in out and (out['logits'].dim() == 3 or 'mean' in out): return product_logp_entropy(out, action)   # a nested action space (`rlnb.actions`)
     if 'logits' in out:
         logp_BA = F.log_softmax(out['logits'], -1)
         return logp_BA.gather(-1, action.long()[:, None])[:, 0], -(logp_BA.exp() * logp_BA).sum(-1)
@@ -263,9 +266,9 @@ class PGStatsCallback(Callback):
     order = -9
     def __init__(self,
                  every: int = 10):                     # minibatches between logs
-        self.run_every = {'after_batch': every}
+        self.cycle = Cycle(every)
     def before_fit(self): self._col = find_collector(self.learn)
-    def after_batch(self):
+    def end_cycle(self):
         p, clip = self.learn.loss_func.parts, getattr(self.learn.loss_func, 'clip', None)
         stats = {k: v for k, v in p.items() if k not in ('log_ratio', 'mask')}
         if 'log_ratio' in p:

@@ -16,15 +16,15 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
-from .loop import CancelFitException
+from .loop import CancelFitException, Cycle
 from .callback import Callback, Recorder, ProgressCallback, Stop
-from .learner import Learner
+from .learner import Learner, pipeline
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
 from .data.pixels import pixel_envs, check_preprocess
 from .data.pomdp import ExtendedObs, extended_inputs
 from .actions import action_envs
-from .data.collector import Collector, EpisodeLogger, source_collector
+from .data.collector import Collector, EpisodeLogger, source_collector, find_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
 from .data.ray_eval import RayEvalCallback
@@ -32,9 +32,9 @@ from .memory.experience_replay import ExperienceReplay, ReplayBatch
 from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
-__all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'OffPolicyConfig', 'StopWhenSolvedCallback',
-           'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'run_envs', 'seeded_init', 'evaluator',
-           'runner_agent', 'collection']
+__all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig',
+           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'run_envs', 'seeded_init',
+           'evaluator', 'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -126,16 +126,18 @@ class OffPolicyBatches(tn.BaseNode):
         self.learning_starts = replay.bs if learning_starts is None else learning_starts
         check_fields(self, train_every=POSITIVE_INT, updates=POSITIVE_INT)
         self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
+        self.counted = self.yielded = 0  # env steps of the rounds earned, and batches yielded: the replay ratio (`samples_per_insert`)
 
     def reset(self, initial_state: dict | None = None):
         super().reset(initial_state)
         if initial_state is None: self.source.reset(None); return
         self.replay.load_state_dict(initial_state['replay'])
         self.pending, self.credit = initial_state['pending'], initial_state['credit']
+        self.counted, self.yielded = initial_state.get('counted', 0), initial_state.get('yielded', 0)   # (none in an older rlnb's checkpoint)
         self.source.reset(initial_state['source'])
 
     def get_state(self) -> dict:
-        return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, source=self.source.state_dict())
+        return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, counted=self.counted, yielded=self.yielded, source=self.source.state_dict())
 
 # %% ../nbs/07a_rl.ipynb #fb798118
 @patch
@@ -147,12 +149,23 @@ def next(self: OffPolicyBatches) -> ReplayBatch:
             n = len(step.reward)
             if n: items.append(step); n_new += n
             if min(len(rb) + n_new, rb.capacity) >= self.learning_starts:
-                rounds, self.pending = divmod(self.pending + n, self.train_every)
+                rounds, self.pending = divmod(self.pending + n, self.train_every); self.counted += rounds * self.train_every
                 self.credit += rounds * self.updates
     finally:   # on an error too: nothing that was taken in is lost
         if items: rb.extend(items)
-    self.credit -= 1
+    self.credit -= 1; self.yielded += 1
     return rb.sample()
+
+# %% ../nbs/07a_rl.ipynb #f0672249
+class ReplayRatioCallback(Callback):
+    "Log `samples_per_insert` (batch rows sampled per transition stored since learning started) of the run's `OffPolicyBatches` every 100 learner steps"
+    cycle = Cycle(100)
+    def before_fit(self):
+        self._node = next((x for x in pipeline(self.learn.data) if isinstance(x, OffPolicyBatches)), None)   # none: an on-policy run
+        self._col = find_collector(self.learn) if self._node is not None else None
+    def end_cycle(self):
+        node = self._node
+        if node is not None and node.counted: self.learn.metrics.log('samples_per_insert', node.yielded * node.replay.bs / node.counted, self._col.env_step)
 
 # %% ../nbs/07a_rl.ipynb #b814df09
 @dataclass
@@ -168,6 +181,7 @@ class OffPolicyConfig(RunConfig):
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
     replay_monitor: int = 0       # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
     tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
+    rollouts = False              # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
     max_use: int | None = None    # evict a stored transition after this many samples (None: never)
     max_age: int | None = None    # evict a stored transition collected more than this many policy versions ago (None: never)
 
@@ -226,7 +240,7 @@ class RLLearner(Learner):
                  cbs=(),                       # the algorithm's callbacks, then the user's
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
-        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), *getattr(collector, 'learner_cbs', list)()]
+        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), ReplayRatioCallback(), *getattr(collector, 'learner_cbs', list)()]
         tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback()] if progress else [])
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
@@ -339,6 +353,6 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
         return node, source_collector(node)
     envs.close()
     col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, cfg=cfg), cfg.runners, agent.model, cfg.n_envs,
-                       mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) else 1,
+                       mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) and not cfg.rollouts else 1,
                        max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

@@ -1,4 +1,4 @@
-"""Two policies in a turn-based PettingZoo game: legal-move masks honoured when acting, a collector that yields each learner's transitions from its own point of view, and games played to a count for win, draw and loss rates.
+"""Policies against each other in a turn-based PettingZoo game of two or more players: legal-move masks honoured when acting, a collector that yields each learner's transitions from its own point of view, and games played to a count for win, draw and loss rates.
 
 Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 
@@ -90,9 +90,9 @@ class LegalRandomAgent:
 # %% ../../nbs/05h_data.battle.ipynb #b44ff066
 def battle_players(env                               # a PettingZoo AEC env
                   ) -> list:
-    "The two players of a PettingZoo AEC env, or an error that says what battles need"
+    "The players of a PettingZoo AEC env (two or more), or an error that says what battles need"
     players = list(env.possible_agents)
-    if len(players) != 2: raise ValueError(f"Battles are between two players, and this env has {len(players)} ({', '.join(players)}): use a two-player game such as tictactoe_v3 or connect_four_v3.")
+    if len(players) < 2: raise ValueError(f"Battles are between two or more players, and this env has {len(players)} ({', '.join(players)}): use a game such as tictactoe_v3, connect_four_v3 or texas_holdem_v4.")
     return players
 
 # %% ../../nbs/05h_data.battle.ipynb #0e595bce
@@ -106,13 +106,13 @@ class Rival(NamedTuple):
 
 # %% ../../nbs/05h_data.battle.ipynb #6b7e0610
 class BattleCollector(Collector):
-    "`learner` against `opponent` (a fixed one, itself, or a rival that learns) in two-player PettingZoo AEC envs; each item holds the learning seats' transitions completed in one ply of every env"
+    "`learner` against `opponent` (a fixed one, itself, or a rival that learns) in PettingZoo AEC envs of two or more players; each item holds the learning seats' transitions completed in one ply of every env"
     def __init__(self,
-                 envs: list,                           # AEC envs of one two-player game (e.g. `[tictactoe_v3.env() for _ in range(8)]`)
+                 envs: list,                           # AEC envs of one game (e.g. `[tictactoe_v3.env() for _ in range(8)]`)
                  learner,                              # the agent that learns: `act(board_obs) -> (moves, info)`
                  opponent=SelfPlay(),                  # an agent or a pool (`pick()` gives each game's): a fixed opponent, the learner's transitions; `SelfPlay()`; `Rival(agent)`
                  seed: int = 0,                        # env i first resets with seed + i
-                 seat: int | None = None,              # the learner's seat, 0 (moves first) or 1; None: alternate game by game, first in game 0
+                 seat: int | None = None,              # the learner's seat, 0 (moves first) to N - 1; None: each seat in turn, game by game, first in game 0
                  deterministic: bool = False,          # both players act greedily (evaluation)
                  cbs=()):                              # callbacks of the collector itself
         if opponent is None: raise ValueError('opponent=None: for self-play pass SelfPlay() (or leave opponent out), SelfPlay(negamax=True) for negamax transitions.')
@@ -124,15 +124,16 @@ class BattleCollector(Collector):
             from pettingzoo.utils.conversions import parallel_to_aec
             self.envs = [e if hasattr(e, 'last') else parallel_to_aec(e) for e in self.envs]
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
-        self.players = battle_players(self.envs[0])
+        self.players = battle_players(self.envs[0]); N = len(self.players)
+        if seat not in (None, *range(N)): raise ValueError(f'seat must be one of the {N} seats, 0 (first) to {N - 1}, or None (each in turn), got {seat!r}.')
+        if self.negamax and N != 2: raise ValueError(f'negamax transitions are for two-player zero-sum games, and this one has {N} players: use SelfPlay().')
         if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
         e, p = self.envs[0], self.players[0]
         if not isinstance(e.action_space(p), gym.spaces.Discrete): raise ValueError(f'Battles are over discrete moves, and this game\'s are {e.action_space(p)}.')
         self._n, self._space = int(e.action_space(p).n), e.observation_space(p)
-        if seat not in (None, 0, 1): raise ValueError(f'seat must be 0 (first), 1 (second) or None (alternate), got {seat!r}.')
         self.n_envs, self.env_ids, self.quota = len(self.envs), torch.arange(len(self.envs)), None   # quota: games per env (None: no end)
         self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
-        self.restarted, self.outcomes = False, np.zeros((2, 3), np.int64)   # [learner seat, (win, draw, loss)]
+        self.restarted, self.outcomes = False, np.zeros((N, 3), np.int64)   # [learner seat, (win, draw, loss)]
         from rlnb.callback import Metrics
         self.metrics = Metrics()
         tn.BaseNode.__init__(self); Loop.__init__(self, cbs)
@@ -164,12 +165,12 @@ def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self
 # %% ../../nbs/05h_data.battle.ipynb #660f2947
 @patch
 def _new_game(self: BattleCollector, i: int):
-    "Start game `self.games[i]` in env i: the learner's seat, its opponent (one drawn from a pool), nothing pending"
+    "Start game `self.games[i]` in env i: the learner's seat, an opponent in each other seat (drawn from a pool), nothing pending"
     k = self.games[i]; self.games[i] += 1
     self.envs[i].reset(seed=self.seed + i if k == 0 else None)
-    seat = self.seat if self.seat is not None else k % 2
+    seat = self.seat if self.seat is not None else k % len(self.players)
     self.learning[i] = set(self.players) if self.opponent is None else {self.players[seat]}
-    self.opp[i] = self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent
+    self.opp[i] = {p: self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent for p in self.players if p not in self.learning[i]}
     self.seat_of[i], self.pending[i], self.ret[i], self.plies[i] = seat, {}, dict.fromkeys(self.players, 0.), 0
 
 # %% ../../nbs/05h_data.battle.ipynb #41fd9a2e
@@ -236,7 +237,7 @@ def next(self: BattleCollector) -> Step:
             if not e.agents: self._end(i)
     groups, moves = {id(self.agent): (self.agent, [])}, {}   # one batched act per player: the learner first, then each opponent
     for t in turns:
-        a = self.agent if t[1] in self.learning[t[0]] else self.opp[t[0]]
+        a = self.agent if t[1] in self.learning[t[0]] else self.opp[t[0]][t[1]]
         groups.setdefault(id(a), (a, []))[1].append(t)
     for a, group in groups.values():
         if not group: continue
@@ -347,24 +348,24 @@ class ConnectFourLookahead(_Heuristic):
         return torch.tensor(out), {}
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
-def play_games(envs: list,                           # AEC envs of one two-player game
+def play_games(envs: list,                           # AEC envs of one game
                agent,                                # the player scored
-               opponent,                             # its opponent (a `LegalRandomAgent`, a heuristic, a saved agent)
+               opponent,                             # its opponent in every other seat (a `LegalRandomAgent`, a heuristic, a saved agent, a pool)
                n_games: int,                         # games per seat
                seed: int = 0,                        # env i first resets with seed + i
-               seats=(0, 1)                          # the agent's seats: 0 moves first
+               seats=None                            # the agent's seats, 0 moving first (None: every seat of the game)
               ) -> dict:
-    "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`)"
+    "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`, ...)"
     if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1: raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
     if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic or a saved agent.')
     out, K = {}, len(envs)
-    for seat in seats:
+    for seat in range(len(battle_players(envs[0]))) if seats is None else seats:
         col = BattleCollector(envs, agent, opponent, seed=seed, seat=seat, deterministic=True)
         col.quota = [n_games // K + (i < n_games % K) for i in range(K)]
         col.reset()
         while not all(col.done): col.next()
         w, d, l = col.outcomes[seat].tolist()
-        out['first' if seat == 0 else 'second'] = dict(games=n_games, win=w / n_games, draw=d / n_games, loss=l / n_games)
+        out[('first', 'second')[seat] if seat < 2 else f'seat_{seat}'] = dict(games=n_games, win=w / n_games, draw=d / n_games, loss=l / n_games)
     return out
 
 # %% ../../nbs/05h_data.battle.ipynb #23c732f9

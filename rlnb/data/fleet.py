@@ -269,6 +269,7 @@ def _receive(self: RayCollector, frag: dict):
         self.episodes += len(e)
         self.finished = dict(env=torch.tensor(e) + off, ret=torch.tensor(ret, dtype=torch.float64), len=torch.tensor(n))
         self('on_episode_end')
+    self.item = item   # what `on_fragment` listeners may read, as the learner will get it
     self('on_fragment')
     return item
 
@@ -278,7 +279,9 @@ def _join(rollouts: list) -> Rollout:
     if len(rollouts) == 1: return rollouts[0]
     cat = lambda f, d: tree_map(lambda *xs: torch.cat(xs, d), *[getattr(r, f) for r in rollouts])
     r0 = rollouts[0]
-    return Rollout(**{f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields if f != 'version' and getattr(r0, f) is not None}, version=r0.version)
+    common = [k for k in r0.extra if all(k in r.extra for r in rollouts[1:])]   # what every runner's agent reported (ε-greedy skips the Q-values when every row explores)
+    fields = {f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields if f not in ('version', 'extra') and getattr(r0, f) is not None}
+    return Rollout(**fields, extra={k: torch.cat([r.extra[k] for r in rollouts], 1) for k in common}, version=r0.version)
 
 # %% ../../nbs/05f_data.fleet.ipynb #f26c3b6c
 class _Lost(Exception): "A runner's fragment was lost (the runner died or hung and was restarted)"

@@ -35,10 +35,11 @@ class Sequence(NamedTuple):
 class SequenceWindows(tn.BaseNode):
     "Yields, per rollout of `source`, a `Sequence` of its N envs' last `length` steps (overlapping by `length - stride`), with the state they started from"
     def __init__(self,
-                 source: tn.BaseNode,                  # a `RecurrentRolloutCollector`; its `n_steps` is the stride
-                 length: int):                         # steps per sequence: a multiple of the stride
+                 source: tn.BaseNode,                  # yields rollouts: a `RecurrentRolloutCollector`, or a `RayCollector` over them
+                 length: int,                          # steps per sequence: a multiple of the stride
+                 stride: int | None = None):           # steps per rollout (None: the source's `n_steps`)
         super().__init__()
-        stride = source.n_steps
+        stride = source.n_steps if stride is None else stride
         if length < stride or length % stride:
             raise ValueError(f'length = {length} must be a multiple of the rollouts\' n_steps = {stride} (the stride between sequences), e.g. {stride * max(1, round(length / stride))}.')
         self.source, self.length, self.k = source, length, length // stride

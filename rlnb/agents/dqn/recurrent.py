@@ -21,11 +21,11 @@ from ...fast import adam
 from ...callback import Callback
 from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
-from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator
+from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
-__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCallback']
+__all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCallback', 'FleetObsNormCallback']
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #94403ee1
 class LSTMQNetwork(nn.Module):
@@ -159,12 +159,12 @@ class DRQNConfig(OffPolicyConfig):
     eps_end: float = 0.02         # final exploration rate
     eps_fraction: float = 0.2     # fraction of the run over which ε decays linearly
     target_every: int = 500       # learner steps between copies of the target network
+    rollouts = True               # (not a field) its collector yields rollouts of `stride` steps: with runners, one from each a round
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        if self.runners: raise ValueError('DRQNConfig.runners: DRQN cuts its sequences from the rollouts of one collector in this process; Ray runners are not supported for it yet (runners=0).')
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS, target_every=POSITIVE_INT,
-                     eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
+        if self.async_runners: raise ValueError("DRQNConfig.async_runners: DRQN cuts each env's sequences from its consecutive rollouts, which synchronous rounds of all runners give (one rollout of every env a round): drop --async.")
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS, target_every=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
         if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
@@ -194,12 +194,21 @@ class ObsNormCallback(Callback):
     def before_fit(self): self._col = find_collector(self.learn)
     def after_env_step(self): self.norm.update(flatten_obs(to_tensor(self._col.last.next_obs)).to(self.norm.mean.device))
 
+
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #c63e6a1e
+class FleetObsNormCallback(ObsNormCallback):
+    "`ObsNormCallback` for Ray runners (`RayCollector`), whose env steps happen out of sight: each rollout's valid rows as it arrives"
+    def after_env_step(self): pass   # not fired in the learner's process
+    def on_fragment(self):
+        r = self._col.item
+        if r is not None: self.norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))[r.valid.flatten()].to(self.norm.mean.device))
+
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #60abb163
 @patch
 def build(self: DRQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DRQN with this config, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg=cfg)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), example_obs(envs)
@@ -207,9 +216,9 @@ def build(self: DRQNConfig, run: Run) -> RLLearner:
     target = target_copy(net)
     sel = EpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
-    col = RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seeds[2].int() % 2**31, timeout=cfg.env_timeout)
+    node, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.device)
-    node = SequenceReplayBatches(SequenceWindows(col, cfg.seq_len), replay, cfg.learning_starts, cfg.updates)
+    node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # with runners: each round, every env's rollout
     ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
-    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([ObsNormCallback(net.norm)] if cfg.obs_norm else []), *run.cbs], run.progress)
+    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([(FleetObsNormCallback if cfg.runners else ObsNormCallback)(net.norm)] if cfg.obs_norm else []), *run.cbs], run.progress)

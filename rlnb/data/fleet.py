@@ -373,6 +373,7 @@ _COUNTERS = ('env_step', 'vector_step', 'episodes', 'restarts', 'version', 'draw
 def reset(self: RayCollector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     if self.actors is None: self._start()
+    if (initial_state or {}).get('n_runners', self.n_runners) != self.n_runners: self.resize(initial_state['n_runners'])   # resized before the checkpoint
     self.pending.clear()   # fragments under way belong to the old state: dropped (each runner answers them before the reset below, in order)
     st = initial_state or {}
     for k in _COUNTERS: setattr(self, k, st.get(k, 0))
@@ -391,7 +392,7 @@ def reset(self: RayCollector, initial_state: dict | None = None):
 @patch
 def get_state(self: RayCollector) -> dict:
     runners = self._each(lambda r: self.actors[r].state.remote(), 'a checkpoint') if self.mode == 'sync' else None   # first: a runner restarted here counts below
-    st = {k: getattr(self, k) for k in _COUNTERS} | dict(pushed=self._pushed, runner_restarts=list(self.runner_restarts))
+    st = {k: getattr(self, k) for k in _COUNTERS} | dict(pushed=self._pushed, runner_restarts=list(self.runner_restarts), n_runners=self.n_runners)
     if runners is not None:   # between rounds the runners are idle: their envs, generators and counters are exact
         st['runners'] = runners
         st['queue'] = [dict(kind=type(i).__name__, **i._asdict()) for i in self.queue]
@@ -410,6 +411,38 @@ def reset_env(self: RayCollector,
               envs=None,                             # env indices (None: all)
               seed: int | None = None):              # env i resets with seed + i
     raise ValueError("A RayCollector's envs live in its runners: reset them between runs (close the fleet and build it again), or in make.")
+
+# %% ../../nbs/05f_data.fleet.ipynb #56d59878
+@patch
+def resize(self: RayCollector,
+           k: int):                                  # runners from now on
+    "Run `k` runners from the next request on: new ones start afresh and get the newest weights with their first request; the last ones beyond `k` are killed, their fragments under way dropped"
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f'resize takes a positive number of runners, got {k!r}.')
+    n, per = self.n_runners, self.n_envs // self.n_runners
+    if self.actors is not None and k < n:
+        ray = import_ray()
+        for ref in [ref for ref, (r, _, _) in self.pending.items() if r >= k]: self.pending.pop(ref)
+        for a in self.actors[k:]: ray.kill(a, no_restart=True)
+        del self.actors[k:], self.runner_restarts[k:], self.where[k:]
+    self.n_runners, self.n_envs = k, k * per
+    if self.actors is not None and k > n: self._grow(n)
+    return self
+
+# %% ../../nbs/05f_data.fleet.ipynb #25b18bdc
+@patch
+def _grow(self: RayCollector, n: int):
+    "Start runners `n` to `n_runners - 1` and reset them afresh (envs seeded anew); asynchronous: ask each for its first fragments"
+    ray = import_ray()
+    cls = ray.remote(Runner).options(max_restarts=self.max_restarts, max_task_retries=0, **self.actor_options)
+    self.actors += [cls.remote(self.make, r, in_actor=True) for r in range(n, self.n_runners)]
+    self.runner_restarts += [0] * (self.n_runners - n)
+    try: self.where += ray.get([self.actors[r].where.remote() for r in range(n, self.n_runners)], timeout=max(self.timeout, 60.))
+    except ray.exceptions.GetTimeoutError as e:
+        raise RunnerError(f'The new runners did not start within {max(self.timeout, 60.):.0f} s: each asks Ray for {self.actor_options}, and the cluster has {ray.available_resources()} free.') from e
+    ray.get([self.actors[r].reset.remote(None, seed=Seeder([self.seed, r, self.env_step]).int() % 2**31) for r in range(n, self.n_runners)])
+    if self.mode == 'async':
+        for r in range(n, self.n_runners):
+            for _ in range(self.inflight): self._request(r)
 
 # %% ../../nbs/05f_data.fleet.ipynb #f7322858
 class FleetCallback(Callback):

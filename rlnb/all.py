@@ -12,6 +12,7 @@ from .core import *
 from .fast import *
 from .loop import *
 from .callback import *
+from .loss import *
 from .learner import *
 from .metric import *
 from .agent import *
@@ -24,6 +25,7 @@ from .data.nstep import *
 from .data.eval import *
 from .data.pomdp import *
 from .data.recurrent import *
+from .data.runner import *
 from .data.fleet import *
 from .data.ray_eval import *
 from .data.count import *

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 import torchdata.nodes as tn
 from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTION
 from .agent import Selector, Agent, space_kind, first_leaf
-from .learner import LossCallback
+from .loss import LossCallback
 from .fast import adam
 from .data.collector import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay

@@ -18,10 +18,10 @@ import torchdata.nodes as tn
 from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
 from .loop import Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
 from .callback import Callback, Metrics, Stop
-from .fast import clip_grad_norm
+from .loss import LossCallback, ModelLoss
 
 # %% auto #0
-__all__ = ['LinearData', 'Learner', 'LossCallback', 'ModelLoss', 'pipeline', 'stop_on_signals']
+__all__ = ['LinearData', 'pipeline', 'Learner', 'stop_on_signals']
 
 # %% ../nbs/03_learner.ipynb #fc38ebc5
 class LinearData(tn.BaseNode):
@@ -45,6 +45,17 @@ class LinearData(tn.BaseNode):
     def next(self):
         x = torch.randn(self.bs, 1, generator=self.gen)
         return x, self.w * x + self.b + self.noise * torch.randn(self.bs, 1, generator=self.gen)
+
+# %% ../nbs/03_learner.ipynb #c4150590
+def pipeline(data                                      # a data source: a Loader, a node, a list...
+            ) -> list:
+    "The stages of a data pipeline, from `data` back to its start: `data` itself, a Loader's `root`, then each node's `source`"
+    out, x, seen = [], data, set()
+    while x is not None and id(x) not in seen:
+        seen.add(id(x)); out.append(x)
+        nxt = getattr(x, 'root', None)   # not `or`: an empty buffer is falsy
+        x = nxt if nxt is not None else getattr(x, 'source', None)
+    return out
 
 # %% ../nbs/03_learner.ipynb #56b8270f
 class Learner(Loop):
@@ -78,90 +89,6 @@ class Learner(Loop):
         super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=[x for x in pipeline(data) if isinstance(x, Loop)] + list(inner))
         if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's prediction) or LossCallbacks in cbs.")
 
-# %% ../nbs/03_learner.ipynb #fae0f0db
-class LossCallback(Callback):
-    "A loss with its own optimizer: `predict` and `compute` say what it is; the learner runs its update on the steps it is due"
-    def __init__(self,
-                 params,                           # the parameters its optimizer moves (a module's `parameters()`, or a list)
-                 opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
-                 lr: float = 1e-3,                 # learning rate handed to `opt_func`
-                 max_grad_norm: float | None = None,   # clip the joint gradient norm of `params` to this before each step (None: no clipping)
-                 period: int = 1,                  # update on every `period`-th learner step only
-                 order: int = 0,                   # losses due on the same step update in this order (lower first)
-                 name: str | None = None):         # the name its state is saved under (default: from the class name)
-        self.params = [p for p in params if p.requires_grad]
-        if not self.params: raise ValueError(f"{type(self).__name__} got no parameters that require gradients: pass the parameters its optimizer should move.")
-        self.max_grad_norm, self.period, self.order, self._name = max_grad_norm, period, order, name
-        check_fields(self, period=POSITIVE_INT, max_grad_norm=POSITIVE_OR_NONE)
-        self.opt, self.n_steps, self.last = opt_func(self.params, lr=lr), 0, None   # `last`: its latest loss value
-
-    @property
-    def name(self) -> str: return self._name or super().name
-
-# %% ../nbs/03_learner.ipynb #9f3a8675
-@patch
-def predict(self: LossCallback,
-            batch):                               # the batch the learner drew
-    "What the loss reads from the networks for `batch` (`learn.pred`); by default the batch itself"
-    return batch
-
-# %% ../nbs/03_learner.ipynb #327ca7d0
-@patch
-def compute(self: LossCallback,
-            pred,                                 # what `predict` returned
-            batch                                 # the batch the learner drew
-           ) -> torch.Tensor:
-    "The scalar loss of `batch` given `pred`"
-    raise NotImplementedError(f"{type(self).__name__} must define compute(pred, batch) -> a scalar tensor.")
-
-# %% ../nbs/03_learner.ipynb #7d02ef5f
-@patch
-def step(self: LossCallback):
-    "Clip (if asked), step and zero the gradients of this loss's parameters"
-    if self.max_grad_norm is not None: clip_grad_norm(self.params, self.max_grad_norm)
-    self.opt.step(); self.opt.zero_grad(set_to_none=True)
-    self.n_steps += 1
-
-@patch
-def state_dict(self: LossCallback) -> dict: return {'opt': self.opt.state_dict(), 'n_steps': self.n_steps}
-@patch
-def load_state_dict(self: LossCallback, state: dict): self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
-
-# %% ../nbs/03_learner.ipynb #eac45391
-def _first(b): return b[0] if isinstance(b, (tuple, list)) else b
-
-def _second(b): return b[1] if isinstance(b, (tuple, list)) else b
-
-# %% ../nbs/03_learner.ipynb #ea529e74
-class ModelLoss(LossCallback):
-    "`loss_func(model(get_x(batch)), get_y(batch))` with an optimizer over all of `model`'s parameters"
-    def __init__(self,
-                 model: nn.Module,                     # the network whose prediction is scored
-                 loss_func: Callable,                  # `loss_func(pred, y) -> scalar tensor`
-                 opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
-                 lr: float = 0.001,                    # learning rate handed to `opt_func`
-                 get_x: Callable | None = None,        # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
-                 get_y: Callable | None = None,        # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
-                 max_grad_norm: float | None = None,   # clip the gradient norm to this before each step (None: no clipping)
-                 period: int = 1,                      # update on every `period`-th learner step only
-                 order: int = 0,                       # losses due on the same step update in this order
-                 name: str = 'loss'):                  # the name its state is saved under
-        super().__init__(model.parameters(), opt_func, lr, max_grad_norm, period, order, name)
-        self.model, self.loss_func, self.get_x, self.get_y = model, loss_func, get_x or _first, get_y or _second
-
-# %% ../nbs/03_learner.ipynb #cf4760bf
-@patch
-def predict(self: ModelLoss,
-            batch):                               # the batch the learner drew
-    return self.model(self.get_x(batch))
-
-@patch
-def compute(self: ModelLoss,
-            pred,                                 # the model's prediction
-            batch                                 # the batch the learner drew
-           ) -> torch.Tensor:
-    return self.loss_func(pred, self.get_y(batch))
-
 # %% ../nbs/03_learner.ipynb #c8e586c5
 @patch
 def _rebuild(self: Learner):
@@ -194,17 +121,6 @@ def opt(self: Learner):
 def loss_func(self: Learner):
     "The loss function of the learner's one `ModelLoss`"
     return self._only_loss().loss_func
-
-# %% ../nbs/03_learner.ipynb #c4150590
-def pipeline(data                                      # a data source: a Loader, a node, a list...
-            ) -> list:
-    "The stages of a data pipeline, from `data` back to its start: `data` itself, a Loader's `root`, then each node's `source`"
-    out, x, seen = [], data, set()
-    while x is not None and id(x) not in seen:
-        seen.add(id(x)); out.append(x)
-        nxt = getattr(x, 'root', None)   # not `or`: an empty buffer is falsy
-        x = nxt if nxt is not None else getattr(x, 'source', None)
-    return out
 
 # %% ../nbs/03_learner.ipynb #25c694fc
 @patch

@@ -17,7 +17,7 @@ from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RA
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .data.gym import EnvError
 from .rl import run_envs
-from .data.fleet import RunnerError
+from .data.runner import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns

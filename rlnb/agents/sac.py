@@ -12,7 +12,7 @@ from fastcore.basics import patch
 import torch
 from torch import nn
 from ..core import check_fields, rng_state, set_rng_state
-from ..learner import LossCallback
+from ..loss import LossCallback
 from ..agent import gaussian_logp
 from ..fast import adam
 from ..nets import TwinQ, flatten_obs, MLPActor

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT
-from ..learner import ModelLoss
+from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
 from ..nets import mlp

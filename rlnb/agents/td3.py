@@ -11,7 +11,7 @@ from fastcore.basics import patch
 import torch
 from torch import nn
 from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE, BOOL
-from ..learner import LossCallback
+from ..loss import LossCallback
 from ..fast import adam
 from ..nets import TwinQ, flatten_obs, MLPActor
 from ..rl import RLLearner, Run

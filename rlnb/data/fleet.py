@@ -17,126 +17,10 @@ from ..loop import Loop
 from ..callback import Callback, Metrics
 from .collector import Collector, find_collector, source_collector
 from .rollout import Rollout
+from .runner import import_ray, init_ray, RunnerError, RunnerRestarted, task_error, from_store, put_weights, Runner
 
 # %% auto #0
-__all__ = ['import_ray', 'init_ray', 'RunnerError', 'put_weights', 'load_weights', 'Runner', 'RayCollector', 'FleetCallback',
-           'fleet_rates']
-
-# %% ../../nbs/05f_data.fleet.ipynb #f2dfe1ff
-def import_ray():
-    "The `ray` module, or an ImportError that says how to install it"
-    try: import ray
-    except ImportError as e: raise ImportError("Collecting with runners needs Ray: pip install 'rlnb[ray]'") from e
-    return ray
-
-# %% ../../nbs/05f_data.fleet.ipynb #5e4ffdbf
-def init_ray(n_actors: int                      # actors that need a CPU each: a local instance gets at least this many
-            ) -> bool:
-    "Start Ray unless it is running: a new local instance with CPUs for at least `n_actors` (never another process's, which `ray.init()` would join), or a connection to the cluster `RAY_ADDRESS` names; whether it was started here"
-    ray = import_ray()
-    if ray.is_initialized(): return False
-    local = not os.environ.get('RAY_ADDRESS')
-    if local: logging.getLogger('ray._private.authentication.authentication_token_setup').addFilter(_not_token_notice)
-    ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors), _system_config=_RAY_CONFIG) if local else {}),
-             include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
-    return True
-
-def _not_token_notice(record) -> bool:
-    "A logging filter: drop Ray's notice that a new local cluster has token authentication on (the default, and what rlnb wants), keep the rest"
-    return not record.getMessage().startswith('Token authentication is enabled for this Ray cluster')
-
-_RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)   # a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its restarts
-
-# %% ../../nbs/05f_data.fleet.ipynb #31a80fdf
-class RunnerError(RuntimeError):
-    "A Ray runner died more often than `max_restarts` allows, or did not answer in time"
-
-class _EpisodeTape(Callback):
-    "Keeps the episodes a runner's collector finishes: (env, return, length)"
-    def __init__(self): self.rows = []
-    def on_episode_end(self):
-        f = self.loop.finished
-        self.rows += zip(f['env'].tolist(), f['ret'].tolist(), f['len'].tolist())
-    def take(self) -> list: rows, self.rows = self.rows, []; return rows
-
-# %% ../../nbs/05f_data.fleet.ipynb #bd74153a
-def _numpy(item): return tree_map(lambda t: t.numpy(), item)    # Ray moves numpy arrays without pickling them
-def _torch(item): return tree_map(lambda a: torch.from_numpy(np.array(a)), item)   # a writable copy of the object store's read-only view
-
-def put_weights(sd: dict                       # a state dict
-               ): return import_ray().put(_numpy({k: v.detach().cpu() for k, v in sd.items()}))   # a state dict into the object store, once
-
-def load_weights(model,                          # the network to load into
-                 weights: list):                # `[state dict]` or `[its object-store reference]`
-    "Load `weights[0]` into `model`: a state dict of arrays, or its object-store reference (in a list, so that Ray does not fetch it unasked)"
-    sd = weights[0] if isinstance(weights[0], dict) else import_ray().get(weights[0])
-    model.load_state_dict(_torch(sd))
-
-def _cause(e):
-    "The exception a Ray task raised, for `raise _cause(e) from e` (Ray's own error where it has none)"
-    return e.cause if isinstance(getattr(e, 'cause', None), Exception) else e
-
-# %% ../../nbs/05f_data.fleet.ipynb #282917d2
-class _Restarted(RuntimeError):
-    "A runner asked to collect or for its state before any reset: Ray restarted its process unasked, and its envs are new"
-
-# %% ../../nbs/05f_data.fleet.ipynb #c8f56fd8
-class Runner:
-    "What a Ray actor runs: the collector that `make(index)` builds, acting with its own copy of the policy, collecting fragments on request"
-    def __init__(self,
-                 make: Callable,                       # `make(index)` -> a collector, or a node over one
-                 index: int,                           # this runner's place in the fleet
-                 in_actor: bool = False):              # running in a Ray actor: ignore Ctrl-C (the learner's process handles it and closes the fleet)
-        if in_actor: signal.signal(signal.SIGINT, signal.SIG_IGN)
-        torch.set_num_threads(1)
-        self.index, self.node = index, make(index)
-        self.col = source_collector(self.node)
-        self.tape, self.version, self.ready = _EpisodeTape(), -1, False   # ready: reset by the fleet (a process Ray restarted is not)
-        self.col.add_cbs(self.tape)
-
-    def where(self) -> dict:
-        "This runner's process id and Ray node id"
-        return dict(pid=os.getpid(), node=import_ray().get_runtime_context().get_node_id())
-
-    def reset(self,
-              state: dict | None = None,               # the node's saved state (None: start afresh)
-              seed: int | None = None):                # a new env seed for a fresh start (a restarted runner's)
-        "Reset the node, from `state` or afresh"
-        if seed is not None: self.col.seed = seed
-        self.node.reset(state); self.tape.take(); self.ready = True
-
-    def state(self) -> dict:
-        "The node's state: envs, generators, counters"
-        self._check_ready(); return self.node.state_dict()
-
-    def _check_ready(self):
-        if not self.ready: raise _Restarted(f'Runner {self.index} was restarted by Ray and not reset yet.')
-
-    def close(self): self.col.close()
-
-# %% ../../nbs/05f_data.fleet.ipynb #adb04ea3
-def _pack(items: list):
-    "One item for a fragment's items: the Steps concatenated, or the one Rollout"
-    if isinstance(items[0], Step): return tree_cat(items) if len(items) > 1 else items[0]
-    if len(items) > 1: raise ValueError('A rollout collector yields one Rollout per fragment: ask for 1 env step per fragment.')
-    return items[0]
-
-# %% ../../nbs/05f_data.fleet.ipynb #cdfa83d6
-@patch
-def collect(self: Runner,
-             version: int,                             # the policy version of `weights`
-             weights: list,                            # `[ref]`: the object-store reference of the state dict (in a list, so Ray does not fetch it unasked)
-             draws: int | None,                        # the fleet's count of exploration draws (an ε schedule's clock), or None
-             steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
-    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended, the rows stepped (auto-resets too) and the seconds it took"
-    self._check_ready()
-    if version != self.version: load_weights(self.col.agent.model, weights); self.version = version
-    sel = self.col.agent.selector
-    if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
-    d0, e0, v0, t0, items = getattr(sel, 'env_step', 0), self.col.env_step, self.col.vector_step, time.perf_counter(), []
-    while not items or self.col.env_step - e0 < steps: items.append(next(self.node))
-    return dict(runner=self.index, version=version, item=_numpy(_pack(items)), env_steps=self.col.env_step - e0,
-                rows=(self.col.vector_step - v0) * self.col.n_envs, draws=getattr(sel, 'env_step', 0) - d0, episodes=self.tape.take(), busy_s=time.perf_counter() - t0)
+__all__ = ['RayCollector', 'FleetCallback', 'fleet_rates']
 
 # %% ../../nbs/05f_data.fleet.ipynb #6fa23dda
 class RayCollector(Collector):
@@ -192,8 +76,8 @@ def _each(self: RayCollector, call: Callable, what: str) -> list:
             try: out.append(ray.get(refs[r], timeout=wait)); break
             except ray.exceptions.GetTimeoutError as e: raise RunnerError(f'Runner {r} did not answer within {wait:.0f} s during {what}. Ray\'s error is chained below.') from e
             except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
-                if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(_cause(e), _Restarted): raise _cause(e) from e
-                self._fault(r, f'died during {what} ({type(_cause(e)).__name__})', e, lost=False)
+                if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(task_error(e), RunnerRestarted): raise task_error(e) from e
+                self._fault(r, f'died during {what} ({type(task_error(e)).__name__})', e, lost=False)
                 refs[r] = call(r)
     return out
 
@@ -259,7 +143,7 @@ def _receive(self: RayCollector, frag: dict):
     self.fragment_info = info = dict(runner=r, version=v, staleness=self.version - v, env_steps=frag['env_steps'], dropped=False)
     if self.max_staleness is not None and info['staleness'] > self.max_staleness:
         self.dropped += 1; info['dropped'] = True; self('on_fragment'); return None
-    item, off = _torch(frag['item']), r * (self.n_envs // self.n_runners)
+    item, off = from_store(frag['item']), r * (self.n_envs // self.n_runners)
     if isinstance(item, Step): item = item._replace(env_id=None if item.env_id is None else item.env_id + off, version=torch.full_like(item.reward, v, dtype=torch.int64))
     else: item = item._replace(version=v)
     self.env_step += frag['env_steps']; self.busy_s += frag['busy_s']
@@ -296,7 +180,7 @@ def _answer(self: RayCollector, ref):
         ray.kill(self.actors[r], no_restart=False)   # Ray restarts it
         self._fault(r, f'did not return a fragment within {self.timeout} s (hung)', e)
     except ray.exceptions.RayTaskError as e:   # the runner's own code raised: raise that (unless Ray restarted the runner unasked: a fault)
-        if not isinstance(_cause(e), _Restarted): raise _cause(e) from e
+        if not isinstance(task_error(e), RunnerRestarted): raise task_error(e) from e
         self._fault(r, 'was restarted by Ray', e)
     except ray.exceptions.RayActorError as e: self._fault(r, f'died ({type(e).__name__})', e)
     raise _Lost(r)
@@ -321,7 +205,7 @@ def _revive(self: RayCollector, r: int, seed: int, err: Exception):
     ray, deadline = import_ray(), time.monotonic() + self.timeout
     while True:
         try: return ray.get(self.actors[r].reset.remote(None, seed=seed), timeout=max(0.1, deadline - time.monotonic()))
-        except ray.exceptions.RayTaskError as e: raise _cause(e) from e
+        except ray.exceptions.RayTaskError as e: raise task_error(e) from e
         except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as e:
             if time.monotonic() > deadline: raise RunnerError(f'Runner {r} did not come back within {self.timeout} s of its restart.') from err
             time.sleep(0.05)

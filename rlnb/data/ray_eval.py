@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from fastcore.basics import patch
 from .eval import EvalCallback, EvalResult, evaluate
-from .fleet import RunnerError, import_ray, init_ray, put_weights, load_weights
+from .runner import RunnerError, import_ray, init_ray, put_weights, load_weights
 
 # %% auto #0
 __all__ = ['EvalRunner', 'RayEvalCallback']

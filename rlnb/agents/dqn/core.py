@@ -15,7 +15,7 @@ import torchdata.nodes as tn
 from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
                        FINITE, LAYERS, FRACTION, BOOL)
 from ...callback import Callback
-from ...learner import ModelLoss
+from ...loss import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
 from ...data.collector import example_step, TransitionCollector
 from ...data.nstep import NStepReturns

@@ -13,7 +13,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION, BOOL, LAYERS
-from ...learner import LossCallback
+from ...loss import LossCallback
 from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
 from ...data.recurrent import RecurrentRolloutCollector
 from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, SequenceReplayBatches, sequence_batches

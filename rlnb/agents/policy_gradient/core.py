@@ -18,7 +18,7 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...loop import Cycle
 from ...callback import Callback
-from ...learner import ModelLoss
+from ...loss import ModelLoss
 from ...agent import Agent, RecurrentAgent, gaussian_logp, model_device
 from ...actions import policy_selector, product_logp_entropy
 from ...data.collector import find_collector

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from fastcore.basics import patch
 import torch
 from ...core import tree_map, check_fields, POSITIVE_INT, POSITIVE, POSITIVE_OR_NONE, one_of
-from ...learner import ModelLoss
+from ...loss import ModelLoss
 from ...data.rollout import Rollout
 from ...rl import RLLearner, Run
 from .core import PGConfig, OnPolicyBatches, policy_logp_entropy, mean_weights, standardize, pg_learner

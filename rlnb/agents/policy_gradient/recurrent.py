@@ -13,7 +13,7 @@ from fastcore.basics import patch
 import torch
 from torch import nn
 from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
-from ...learner import ModelLoss
+from ...loss import ModelLoss
 from ...agent import model_device
 from ...data.rollout import Rollout
 from ...nets import LSTMActorCritic

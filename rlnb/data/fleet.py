@@ -296,6 +296,11 @@ def reset_env(self: RayCollector,
               seed: int | None = None):              # env i resets with seed + i
     raise ValueError("A RayCollector's envs live in its runners: reset them between runs (close the fleet and build it again), or in make.")
 
+@patch
+def reset_policy(self: RayCollector,
+                 envs=None):                          # env indices (None: all)
+    raise ValueError("A RayCollector's policies (and their recurrent states) live in its runners: start new episodes by building the fleet again.")
+
 # %% ../../nbs/05f_data.fleet.ipynb #56d59878
 @patch
 def resize(self: RayCollector,

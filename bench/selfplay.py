@@ -19,6 +19,7 @@ the seeds of the draw rate over both seats; Connect Four: the lookahead rates in
 
     python bench/selfplay.py [--seeds 0,1,2,3,4] [--steps 60000] [--workers 2] [--set opponent=pool pool=5 | --set opponent=rival]
     python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
+    python bench/selfplay.py --game connect_four_v3 --steps 400000 --seeds 0 --strong-games 50 --curve 50000   # the win-rate curve against the lookahead player
 """
 import argparse, json, time
 from record import add_save, report
@@ -27,12 +28,22 @@ from dataclasses import replace
 import numpy as np, torch
 
 def run(args):
-    seed, game, steps, games, strong_games, changes = args
+    seed, game, steps, games, strong_games, changes, curve = args
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, make_game
     from rlnb.data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
+    from rlnb.callback import Callback
+    from rlnb.loop import Cycle
+    strong_player = TicTacToeMinimax if game == 'tictactoe_v3' else ConnectFourLookahead
+    points = []
+    class Curve(Callback):
+        "Every `curve` transitions, `strong_games` greedy games per seat against the strong player: the curve of win rates"
+        def __init__(self): self.cycle = Cycle(curve, 'env_step')
+        def end_cycle(self):
+            res = play_games(make_game(game, 8), self.learn.evaluator.eval_agent, strong_player(seed + 3000), strong_games)
+            points.append(dict(env_step=self.learn.collector.env_step, win_first=res['first']['win'], win_second=res['second']['win']))
     cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
-    learn = cfg.learner(game, seed, progress=False)
+    learn = cfg.learner(game, seed, cbs=[Curve()] if curve else [], progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     envs = make_game(game, 8)
     rnd = play_games(envs, learn.agent, LegalRandomAgent(seed + 1000), games)
@@ -42,7 +53,7 @@ def run(args):
                 nonloss_first_vs_random=1 - rnd['first']['loss'], nonloss_second_vs_random=1 - rnd['second']['loss'],
                 win_first_vs_random=rnd['first']['win'], win_second_vs_random=rnd['second']['win'],
                 strong_first=strong['first'], strong_second=strong['second'],
-                draw_vs_strong=(strong['first']['draw'] + strong['second']['draw']) / 2)
+                draw_vs_strong=(strong['first']['draw'] + strong['second']['draw']) / 2, curve=points)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,6 +63,7 @@ def main():
     ap.add_argument('--games', type=int, default=1000, help='greedy games per seat against the random player')
     ap.add_argument('--strong-games', type=int, default=200, help='games per seat against minimax (tic-tac-toe) or the lookahead heuristic (Connect Four)')
     ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--curve', type=int, default=0, metavar='N', help='also play --strong-games per seat against the strong player every N transitions: the win-rate curve (0: none)')
     ap.add_argument('--set', nargs='*', default=[], metavar='NAME=VALUE', help='SelfPlayConfig fields to change, e.g. opponent=pool pool=5 snapshot_every=10000')
     add_save(ap)
     a = ap.parse_args()
@@ -60,7 +72,7 @@ def main():
     from rlnb.agents.selfplay import SelfPlayConfig
     changes = parse_settings(SelfPlayConfig(), a.set)
     with ProcessPoolExecutor(a.workers) as ex:
-        rows = list(ex.map(run, [(s, a.game, a.steps, a.games, a.strong_games, changes) for s in seeds]))
+        rows = list(ex.map(run, [(s, a.game, a.steps, a.games, a.strong_games, changes, a.curve) for s in seeds]))
     for r in rows: print({k: v for k, v in r.items()}, flush=True)
     out = dict(game=a.game, seeds=seeds, steps=a.steps, changes=changes, games_per_seat=a.games, strong_games_per_seat=a.strong_games,
                min_nonloss_first_vs_random=min(r['nonloss_first_vs_random'] for r in rows), min_nonloss_second_vs_random=min(r['nonloss_second_vs_random'] for r in rows))

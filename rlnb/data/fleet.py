@@ -145,7 +145,7 @@ def _receive(self: RayCollector, frag: dict):
         self.dropped += 1; info['dropped'] = True; self('on_fragment'); return None
     item, off = from_store(frag['item']), r * (self.n_envs // self.n_runners)
     if isinstance(item, Step): item = item._replace(env_id=None if item.env_id is None else item.env_id + off, version=torch.full_like(item.reward, v, dtype=torch.int64))
-    else: item = item._replace(version=v)
+    else: item = item._replace(version=v, runner=r)   # a round joins the runners' rollouts into one of no runner
     self.env_step += frag['env_steps']; self.busy_s += frag['busy_s']
     self.vector_step += frag['rows'] / self.n_envs   # in vector steps of all the fleet's envs (a fraction for one runner's rollout)
     if frag['episodes']:
@@ -164,7 +164,7 @@ def _join(rollouts: list) -> Rollout:
     cat = lambda f, d: tree_map(lambda *xs: torch.cat(xs, d), *[getattr(r, f) for r in rollouts])
     r0 = rollouts[0]
     common = [k for k in r0.extra if all(k in r.extra for r in rollouts[1:])]   # what every runner's agent reported (ε-greedy skips the Q-values when every row explores)
-    fields = {f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields if f not in ('version', 'extra') and getattr(r0, f) is not None}
+    fields = {f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields if f not in ('version', 'extra', 'runner') and getattr(r0, f) is not None}
     return Rollout(**fields, extra={k: torch.cat([r.extra[k] for r in rollouts], 1) for k in common}, version=r0.version)
 
 # %% ../../nbs/05f_data.fleet.ipynb #f26c3b6c

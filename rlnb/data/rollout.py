@@ -31,6 +31,7 @@ class Rollout(NamedTuple):
     state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
     version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
     info: dict | None = None    # {key: float32 [T, N, ...]}: the env info named in the collector's `info_keys` (NaN where unset); None: none asked
+    runner: int | None = None   # the Ray runner that collected it alone (a `RayCollector`'s asynchronous rollouts); None: one collector's envs, or every runner's
 
 # %% ../../nbs/05a_data.rollout.ipynb #bb867b84
 class RolloutCollector(Collector):

@@ -48,15 +48,22 @@ class SequenceWindows(tn.BaseNode):
         super().reset(initial_state)
         st = initial_state or {}
         self.source.reset(st.get('source'))
-        self.recent = [Rollout(**r) for r in st.get('recent', [])]   # the last k - 1 rollouts
+        saved = st.get('recent', [])
+        if saved and 'rollouts' not in saved[0]: saved = [dict(runner=None, rollouts=saved)]   # (an older rlnb's: one collector's)
+        self.recent = {s['runner']: [Rollout(**r) for r in s['rollouts']] for s in saved}   # per runner (None: one collector): its last k - 1 rollouts
 
-    def get_state(self) -> dict: return dict(source=self.source.state_dict(), recent=[r._asdict() for r in self.recent])
+    def get_state(self) -> dict:
+        return dict(source=self.source.state_dict(), recent=[dict(runner=k, rollouts=[r._asdict() for r in q]) for k, q in self.recent.items()])
 
 # %% ../../nbs/06c_memory.sequence.ipynb #86c10a10
 @patch
 def next(self: SequenceWindows) -> Sequence:
-    while len(self.recent) < self.k: self.recent.append(next(self.source))
-    rs, self.recent = self.recent, self.recent[1:]
+    while True:   # until some runner (or the one collector) has k consecutive rollouts: its envs' window
+        r = next(self.source)
+        q = self.recent.setdefault(getattr(r, 'runner', None), [])
+        q.append(r)
+        if len(q) >= self.k: break
+    rs = q[-self.k:]; q[:] = rs[1:]
     obs = tree_map(lambda *xs: torch.cat([*xs[:-1], xs[-1][None]]), *[r.obs for r in rs], rs[-1].next_obs)   # [L + 1, N]
     start = torch.cat([*[r.episode_start for r in rs], ~rs[-1].valid[-1:]])   # after an auto-reset row, the observation starts an episode
     T = lambda x: x.transpose(0, 1)

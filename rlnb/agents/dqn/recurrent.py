@@ -159,11 +159,10 @@ class DRQNConfig(OffPolicyConfig):
     eps_end: float = 0.02         # final exploration rate
     eps_fraction: float = 0.2     # fraction of the run over which ε decays linearly
     target_every: int = 500       # learner steps between copies of the target network
-    rollouts = True               # (not a field) its collector yields rollouts of `stride` steps: with runners, one from each a round
+    rollouts = True               # (not a field) its collector yields rollouts of `stride` steps: a runner returns one per request
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        if self.async_runners: raise ValueError("DRQNConfig.async_runners: DRQN cuts each env's sequences from its consecutive rollouts, which synchronous rounds of all runners give (one rollout of every env a round): drop --async.")
         check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS, target_every=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
@@ -218,7 +217,7 @@ def build(self: DRQNConfig, run: Run) -> RLLearner:
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
     node, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.device)
-    node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # with runners: each round, every env's rollout
+    node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # windows per runner (asynchronous), or per round of all
     ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
     return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([(FleetObsNormCallback if cfg.runners else ObsNormCallback)(net.norm)] if cfg.obs_norm else []), *run.cbs], run.progress)

@@ -277,7 +277,7 @@ def reset_env(self: BattleCollector,
               envs=None,                             # env indices (None: all)
               seed: int | None = None):              # env i's next game starts from seed + i (None: its generator goes on)
     "Start new games in `envs` now: the games under way there are dropped (no transition, no outcome)"
-    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    self._ensure_started()
     for i in self._env_index(envs):
         if self.done[i]: continue   # its quota of games is played
         self._new_game(i)

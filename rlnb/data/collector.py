@@ -271,6 +271,11 @@ def close(self: Collector):
 
 # %% ../../nbs/05_data.collector.ipynb #313c66e4
 @patch
+def _ensure_started(self: Collector):
+    "Reset a collector never iterated, as `next` would (torchdata's own flag says whether `reset` has run)"
+    if not self._BaseNode__initialized: self.reset()
+
+@patch
 def _env_index(self: Collector, envs) -> np.ndarray:
     "The env indices `envs` (None: all) as a sorted array, checked against `n_envs`"
     idx = np.arange(self.n_envs) if envs is None else np.unique(np.atleast_1d(np.asarray(envs, dtype=np.int64)))
@@ -290,7 +295,7 @@ def reset_env(self: Collector,
               envs=None,                             # env indices (None: all)
               seed: int | None = None):              # env i resets with seed + i (None: each env's generator goes on)
     "Start fresh episodes in `envs` now: the episodes under way there are dropped (no transition, no episode end); their policy memory is forgotten"
-    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    self._ensure_started()
     idx, N = self._env_index(envs), self.n_envs
     mask = np.zeros(N, bool); mask[idx] = True
     if mask.all(): obs, _ = reset_envs(self.envs, seed, self.timeout)

@@ -42,7 +42,7 @@ def selector_settings(selector,                      # the selector of the agent
 def _count_state(self: Collector) -> dict:
     "What the count API keeps between calls: rows beyond the last `n_sample`, episodes beyond the last `n_episode`, episodes under way"
     if not hasattr(self, '_counted'):
-        if not self._BaseNode__initialized: self.reset()   # never iterated: start as `next(node)` would (torchdata's own flag)
+        self._ensure_started()   # never iterated: start as `next(node)` would
         self._counted = dict(rows=[], ready=[], open=None, mark=None)
     return self._counted
 

@@ -42,7 +42,7 @@ def get_state(self: RecurrentRolloutCollector) -> dict: return Collector.get_sta
 def reset_policy(self: RecurrentRolloutCollector,
                  envs=None):                          # env indices (None: all)
     "Forget the recurrent state of `envs`: their rows go back to the agent's initial state"
-    if not self._BaseNode__initialized: self.reset()   # torchdata's flag: never iterated, start as `next` would
+    self._ensure_started()
     start = torch.zeros(self.n_envs, dtype=torch.bool); start[torch.from_numpy(self._env_index(envs))] = True
     self.state = reset_state(self.state, self.agent.initial_state(self.n_envs), start)
     return self

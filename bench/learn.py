@@ -11,13 +11,15 @@ parallel worker processes (one torch thread each). Ends with one JSON line: a li
     python bench/learn.py --algos ppo --seeds 5 --workers 1 --set '{"runners": 2}'   # collecting in 2 Ray runners
 
 With --vs-sb3, each seed trains the preset for its whole budget and SB3 with the same settings, network and envs (rlnb's
-preprocessing, wrapped in SB3's DummyVecEnv), both evaluated by rlnb's `evaluate` on the same evaluation envs (Atari: whole
+preprocessing, wrapped in SB3's DummyVecEnv; SubprocVecEnv for Atari's several envs, which rlnb steps in worker processes), both evaluated by rlnb's `evaluate` on the same evaluation envs (Atari: whole
 games, game scores) every eval_every env steps and at the end: 20 greedy episodes seeded 10,000. A uniformly random agent
 is evaluated the same way. Rows per algorithm and env: every seed's final score for both, their medians, and the curves;
 --save FILE writes the JSON there (bench/results/).
 
     python bench/learn.py --vs-sb3 --algos ppo_minatar --env MinAtar/Breakout-v1 --seeds 3 --steps 500000 --save bench/results/ppo_minatar_breakout.json
     python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json   # the curves as one image
+    python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
+    python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
 """
 import argparse, json, statistics, time
 from record import add_save, report
@@ -42,7 +44,7 @@ class SB3Agent:
         import torch
         return torch.as_tensor(self.model.predict(obs.numpy(), deterministic=deterministic)[0]), {}
 
-def sb3_model(p, cfg, env, seed):
+def sb3_model(p, cfg, env, seed, device='cpu'):
     "SB3's DQN or PPO with the settings of `cfg`, on rlnb's preprocessed envs, with rlnb's body as its features extractor"
     import torch
     from stable_baselines3 import DQN, PPO
@@ -55,9 +57,11 @@ def sb3_model(p, cfg, env, seed):
             net = NETS[cfg.net](torch.zeros(1, *space.shape, dtype=torch.uint8))
             super().__init__(space, net.features); self.net = net
         def forward(self, x): return self.net(x)
+    from stable_baselines3.common.vec_env import SubprocVecEnv
     n = getattr(cfg, 'n_envs', 1)
-    venv = make_vec_env(lambda: PREPROCESS[cfg.preprocess](env), n_envs=n, seed=seed)
-    kw = dict(policy_kwargs=dict(features_extractor_class=Body, normalize_images=False), seed=seed, device='cpu', verbose=0)
+    sub = cfg.preprocess == 'atari' and n > 1   # Atari envs step in worker processes, as rlnb's do
+    venv = make_vec_env(lambda: PREPROCESS[cfg.preprocess](env), n_envs=n, seed=seed, vec_env_cls=SubprocVecEnv if sub else None)
+    kw = dict(policy_kwargs=dict(features_extractor_class=Body, normalize_images=False), seed=seed, device=device, verbose=0)
     if type(cfg).__name__ == 'DQNConfig':
         kw['policy_kwargs']['net_arch'] = []
         return DQN('MlpPolicy', venv, learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, gamma=cfg.gamma,
@@ -70,8 +74,8 @@ def sb3_model(p, cfg, env, seed):
                gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clip) if cfg.clip_schedule == 'linear' else cfg.clip, ent_coef=cfg.ent_coef,
                vf_coef=cfg.vf_coef, max_grad_norm=cfg.grad_clip or 1e9, **kw)
 
-def run_vs_sb3(algo, env, seed, overrides, steps):
-    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both; and random's score"
+def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None):
+    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both, each point printed as it comes; and random's score. `only`: one side's alone"
     import torch
     torch.set_num_threads(1)
     from stable_baselines3.common.callbacks import BaseCallback
@@ -81,35 +85,42 @@ def run_vs_sb3(algo, env, seed, overrides, steps):
     from rlnb.agent import RandomAgent
     p = get_preset(algo, env)
     steps = steps or p.cfg.total_steps
-    cfg = with_changes(p.cfg, dict(overrides, total_steps=steps, eval_every=10**12))
-    envs = run_envs(env, 10, preprocess=cfg.preprocess, train=False)
-    score = lambda agent: evaluate(envs, agent, 20, seed=10_000).mean
+    cfg = with_changes(p.cfg, dict(overrides, total_steps=steps, eval_every=10**12, device=device))
+    envs = run_envs(env, 10, cfg=cfg, train=False)
+    def score(agent, lib, step):
+        s = evaluate(envs, agent, 20, seed=10_000).mean
+        print(f'{algo} {env} seed {seed} {lib} {step:,} steps: {s:.2f}', flush=True)
+        return s
     points = sorted({*range(p.cfg.eval_every, steps, p.cfg.eval_every), steps})
     class Curve(BaseCallback):   # SB3: evaluate at the same env steps
         def __init__(self, agent): super().__init__(); self.agent, self.todo, self.curve = agent, list(points), []
         def _on_step(self):
-            while self.todo and self.num_timesteps >= self.todo[0]: self.curve.append((self.todo.pop(0), score(self.agent)))
+            while self.todo and self.num_timesteps >= self.todo[0]: step = self.todo.pop(0); self.curve.append((step, score(self.agent, 'sb3', step)))
             return True
-    t0 = time.perf_counter()
-    learn = cfg.learner(env, seed, progress=False)
-    rl_curve, todo = [], list(points)
-    from rlnb.callback import Callback
-    class RlCurve(Callback):
-        order = 19
-        def after_batch(self):
-            while todo and self.learn.env_step >= todo[0]: rl_curve.append((todo.pop(0), score(self.learn.evaluator.eval_agent)))
-    learn.add_cbs([RlCurve()])
-    with learn: learn.train()
-    if todo: rl_curve.append((steps, score(learn.evaluator.eval_agent)))
-    rl_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    model = sb3_model(p, cfg, env, seed)
-    cb = Curve(SB3Agent(model)); model.learn(steps, callback=cb)
-    if cb.todo: cb.curve.append((steps, score(cb.agent)))
-    sb3_s = time.perf_counter() - t0
-    rand = score(RandomAgent(envs.single_action_space, seed=seed))
+    out = dict(seed=seed)
+    if only != 'sb3':
+        t0 = time.perf_counter()
+        learn = cfg.learner(env, seed, progress=False)
+        rl_curve, todo = [], list(points)
+        from rlnb.callback import Callback
+        class RlCurve(Callback):
+            order = 19
+            def after_batch(self):
+                while todo and self.learn.env_step >= todo[0]:
+                    step = todo.pop(0); rl_curve.append((step, score(self.learn.evaluator.eval_agent, 'rlnb', step)))
+        learn.add_cbs([RlCurve()])
+        with learn: learn.train()
+        if todo: rl_curve.append((steps, score(learn.evaluator.eval_agent, 'rlnb', steps)))
+        out.update(rlnb=rl_curve[-1][1], rlnb_curve=rl_curve, rlnb_wall_s=round(time.perf_counter() - t0))
+        out['random'] = score(RandomAgent(envs.single_action_space, seed=seed), 'random', 0)
+    if only != 'rlnb':
+        t0 = time.perf_counter()
+        model = sb3_model(p, cfg, env, seed, device)
+        cb = Curve(SB3Agent(model)); model.learn(steps, callback=cb)
+        if cb.todo: cb.curve.append((steps, score(cb.agent, 'sb3', steps)))
+        out.update(sb3=cb.curve[-1][1], sb3_curve=cb.curve, sb3_wall_s=round(time.perf_counter() - t0))
     envs.close()
-    return dict(seed=seed, rlnb=rl_curve[-1][1], sb3=cb.curve[-1][1], random=rand, rlnb_curve=rl_curve, sb3_curve=cb.curve, rlnb_wall_s=round(rl_s), sb3_wall_s=round(sb3_s))
+    return out
 
 def main_vs_sb3(a, overrides):
     from rlnb.presets import get_preset
@@ -117,13 +128,27 @@ def main_vs_sb3(a, overrides):
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
             env = a.env or get_preset(algo).env
-            res = list(ex.map(run_vs_sb3, [algo] * a.seeds, [env] * a.seeds, range(a.first_seed, a.first_seed + a.seeds), [overrides] * a.seeds, [a.steps] * a.seeds))
-            med = lambda k: statistics.median(r[k] for r in res)
-            row = dict(algo=algo, env=env, steps=res[0]['rlnb_curve'][-1][0], seeds=a.seeds, overrides=overrides, rlnb_median=med('rlnb'), sb3_median=med('sb3'), random_median=med('random'), per_seed=res)
-            rows.append(row)
-            print(f"{algo} {env} {res[0]['rlnb_curve'][-1][0]:,} steps: rlnb median {row['rlnb_median']:.2f} {[round(r['rlnb'], 2) for r in res]}, "
-                  f"SB3 median {row['sb3_median']:.2f} {[round(r['sb3'], 2) for r in res]}, random {row['random_median']:.2f}", flush=True)
+            n = a.seeds
+            res = list(ex.map(run_vs_sb3, [algo] * n, [env] * n, range(a.first_seed, a.first_seed + n), [overrides] * n, [a.steps] * n, [a.device] * n, [a.only] * n))
+            rows.append(vs_row(algo, env, overrides, res, a.device))
     report(rows, a.save)
+
+def vs_row(algo, env, overrides, res, device='cpu'):
+    "A result row of --vs-sb3 from its seeds' results: medians of the sides present, printed"
+    med = lambda k: statistics.median(r[k] for r in res) if all(k in r for r in res) else None
+    steps = next(r[f'{lib}_curve'][-1][0] for r in res for lib in ('rlnb', 'sb3') if f'{lib}_curve' in r)
+    row = dict(algo=algo, env=env, steps=steps, seeds=len(res), overrides=overrides, device=device, rlnb_median=med('rlnb'), sb3_median=med('sb3'), random_median=med('random'), per_seed=res)
+    print(f"{algo} {env} {steps:,} steps: " + ', '.join(f"{name} median {row[k + '_median']:.2f} {[round(r[k], 2) for r in res]}" for k, name in (('rlnb', 'rlnb'), ('sb3', 'SB3'), ('random', 'random'))
+                                                   if row[k + '_median'] is not None), flush=True)
+    return row
+
+def merge(files, save):
+    "One --vs-sb3 result from several (each seed's sides run apart, say): a row per algorithm and env, each seed's sides joined"
+    seeds = {}
+    for f in files:
+        for row in json.load(open(f))['result']:
+            for r in row['per_seed']: seeds.setdefault((row['algo'], row['env'], json.dumps(row['overrides']), row.get('device', 'cpu')), {}).setdefault(r['seed'], {}).update(r)
+    report([vs_row(algo, env, json.loads(ov), [s[k] for k in sorted(s)], dev) for (algo, env, ov, dev), s in seeds.items()], save)
 
 def plot_results(files, out):
     "Learning curves from --vs-sb3 result files: one panel per algorithm and env, rlnb and SB3 (median over seeds, min to max shaded), random dashed"
@@ -153,10 +178,14 @@ def main():
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
+    ap.add_argument('--device', default='cpu', help="--vs-sb3: the torch device of both libraries' networks")
+    ap.add_argument('--only', choices=('rlnb', 'sb3'), help='--vs-sb3: train one side only (join the results with --merge)')
+    ap.add_argument('--merge', nargs='+', metavar='RESULTS', help='--vs-sb3 result files to join into one (with --save)')
     add_save(ap)
     ap.add_argument('--plot', nargs='+', metavar=('OUT', 'RESULTS'), help='plot the curves of --vs-sb3 result files into the image OUT')
     a = ap.parse_args()
     if a.plot: return plot_results(a.plot[1:], a.plot[0])
+    if a.merge: return merge(a.merge, a.save)
     overrides, rows = json.loads(a.set), []
     from rlnb.presets import PRESETS, get_preset
     a.algos = a.algos or ','.join(n for n, p in PRESETS.items() if p.cfg.preprocess is None)

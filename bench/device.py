@@ -1,0 +1,80 @@
+"""CPU against CUDA: how many env steps per second a preset trains at on each device, and where the time goes.
+
+For each preset, a run of `--steps` env steps on its default task (the pixel presets on Breakout), with learning from
+`--starts` steps on (the off-policy presets' learning_starts lowered so that almost every step trains) and no evaluation, on the
+CPU (`--threads` torch threads) and on CUDA, alternating, `--repeats` times: rates are medians, CPU time is the process's and its
+env workers'. One more profiled run per device splits its time by the loop's spans into acting, env stepping, updates and the
+rest. On CUDA the spans are host time: a kernel launched in one span and waited for in the next counts in the next (acting
+waits for the last update's kernels), so the split says where the host waits, which is what limits a small network's GPU path.
+Needs a CUDA device (without one, only the CPU side runs). Ends with one JSON line.
+
+    python bench/device.py [--presets dqn,ppo,sac:3000,dqn_atari:5000,ppo_atari:5000] [--steps 10000] [--repeats 1] [--threads 0] [--save FILE]
+
+A preset written `name:N` runs N env steps instead of `--steps`.
+"""
+import argparse, json, os, resource, statistics, sys, time
+from record import add_save, report
+from timing import time_split
+
+PIXEL_ENV = 'BreakoutNoFrameskip-v4'
+
+def cfg_for(algo, steps, starts, device):
+    from rlnb.presets import get_preset, with_changes
+    p = get_preset(algo)
+    ch = dict(total_steps=steps, eval_every=10**12, device=device)
+    if hasattr(p.cfg, 'learning_starts'): ch['learning_starts'] = min(p.cfg.learning_starts, starts)
+    return (PIXEL_ENV if p.cfg.preprocess == 'atari' else p.env), with_changes(p.cfg, ch, algo)
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN); return r.ru_utime + r.ru_stime
+
+def run(algo, steps, starts, device, seed=0, profile=False):
+    "(wall s, cpu s, split or None) of one training run"
+    import torch
+    env, cfg = cfg_for(algo, steps, starts, device)
+    c0, k0 = time.process_time(), children_cpu()
+    with cfg.learner(env, seed, progress=False) as learn:   # closed on leaving: env workers exit and their CPU time is counted
+        learn.profiling = profile
+        t0 = time.perf_counter(); learn.train()
+        if device == 'cuda': torch.cuda.synchronize()
+        wall = time.perf_counter() - t0
+        split = {k: round(v, 2) for k, v in time_split(learn).items()} if profile else None
+    return wall, time.process_time() - c0 + children_cpu() - k0, split
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--presets', default='dqn,ppo,sac:3000,dqn_atari:5000,ppo_atari:5000')
+    ap.add_argument('--steps', type=int, default=10_000)
+    ap.add_argument('--starts', type=int, default=1_000, help="learning_starts of the off-policy presets (at most the preset's)")
+    ap.add_argument('--repeats', type=int, default=1)
+    ap.add_argument('--threads', type=int, default=0, help="torch threads on the CPU side (0: torch's default, one per core)")
+    ap.add_argument('--no-profile', action='store_true', help='skip the profiled runs')
+    add_save(ap)
+    a = ap.parse_args()
+    import torch
+    if a.threads: torch.set_num_threads(a.threads)
+    a.threads = torch.get_num_threads()
+    devices = ['cpu', 'cuda'] if torch.cuda.is_available() else ['cpu']
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    print(f'devices {devices} ({gpu}), {a.threads} CPU thread(s), {os.cpu_count()} cores, torch {torch.__version__}', flush=True)
+    rows = []
+    for spec in a.presets.split(','):
+        algo, _, n = spec.partition(':'); steps = int(n or a.steps)
+        row = dict(algo=algo, env=cfg_for(algo, steps, a.starts, 'cpu')[0], steps=steps)
+        try:
+            run(algo, min(steps, 2 * a.starts), a.starts, devices[-1])   # warm-up: imports, CUDA context, kernels' first launches
+            times = {d: [] for d in devices}
+            for r in range(a.repeats):
+                for d in (devices if r % 2 == 0 else devices[::-1]): times[d].append(run(algo, steps, a.starts, d)[:2])
+            for d in devices:
+                wall, cpu = statistics.median(t[0] for t in times[d]), statistics.median(t[1] for t in times[d])
+                row[d] = dict(steps_per_s=round(steps / wall, 1), wall_s=round(wall, 2), cpu_s=round(cpu, 2))
+                if not a.no_profile: row[d]['split_s'] = run(algo, steps, a.starts, d, profile=True)[2]
+            if 'cuda' in row: row['cuda_vs_cpu'] = round(row['cuda']['steps_per_s'] / row['cpu']['steps_per_s'], 3)
+        except Exception as e:   # one preset failing on a device must not cost the others' numbers
+            import traceback; traceback.print_exc(); row['error'] = f'{type(e).__name__}: {e}'
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    report(dict(gpu=gpu, threads=a.threads, rows=rows), a.save)
+
+if __name__ == '__main__': main()

@@ -12,8 +12,9 @@ The bare loop is the least code that does the same work: a plain gymnasium env, 
 when not exploring, numpy arrays for storage and gathers, the same rounds of the same updates; it is the
 real limit for rlnb (its lower bound), where the floor leaves out acting and storage altogether.
 The four run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired
-ratios (the runs of one repeat are minutes apart, so a slow spell of the shared machine tends to hit all three), the wall times are
-medians too. rlnb's time is also split, in a separate profiled run, into
+ratios (the runs of one repeat are minutes apart, so a slow spell of the shared machine tends to hit all three), printed with its range
+over the repeats, in wall time and in process CPU time (which a busy neighbour disturbs less); the times are medians too. rlnb runs
+without its final evaluation, as the others evaluate nothing. rlnb's time is also split, in a separate profiled run, into
 acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
@@ -22,7 +23,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 import argparse, json, statistics, time
 from record import add_save, report
 import numpy as np, torch
-from timing import timed_train
+from timing import alternate, clock, compare, ratios_line, since, timed_train
 
 def rlnb_cfg(steps):
     from rlnb.agents.dqn.core import DQNConfig
@@ -39,7 +40,7 @@ def run_sb3(steps, seed):
     model = DQN('MlpPolicy', gym.make('CartPole-v1'), learning_rate=2.3e-3, batch_size=64, buffer_size=100_000, learning_starts=1000, gamma=0.99,
                 target_update_interval=10, train_freq=256, gradient_steps=128, exploration_fraction=0.16, exploration_final_eps=0.04,
                 policy_kwargs=dict(net_arch=[256, 256]), seed=seed, device='cpu', verbose=0)
-    t0 = time.perf_counter(); model.learn(steps); return time.perf_counter() - t0
+    t0 = clock(); model.learn(steps); return since(t0)
 
 def run_floor(n_updates, seed):
     "Bare DQN updates on random batches: the cost of the learning alone"
@@ -50,14 +51,14 @@ def run_floor(n_updates, seed):
     net = QNetwork(torch.zeros(1, 4), 2, (256, 256)); tgt, sync = target_copy(net), HardUpdate(128); params = list(net.parameters()); opt = adam(params, 2.3e-3)
     obs, nxt = torch.randn(64, 4, generator=g), torch.randn(64, 4, generator=g)
     act, rew, term = torch.randint(2, (64,), generator=g), torch.ones(64), torch.zeros(64, dtype=torch.bool)
-    t0 = time.perf_counter()
+    t0 = clock()
     for i in range(n_updates):
         with torch.no_grad(): y = rew + 0.99 * ~term * tgt(nxt).max(-1).values
         q = net(obs).gather(1, act[:, None])[:, 0]
         loss = torch.nn.functional.smooth_l1_loss(q, y)
         loss.backward(); clip_grad_norm(params, 10.); opt.step(); opt.zero_grad(set_to_none=True)
         sync(tgt, net, i + 1)   # rlnb's own rule: a hard copy after every round
-    return time.perf_counter() - t0
+    return since(t0)
 
 def run_bare(steps, seed):
     "The least code that does rlnb's DQN work: a plain env, batch-1 greedy acting, numpy storage and gathers, rounds of the same updates"
@@ -72,7 +73,7 @@ def run_bare(steps, seed):
     A, R, T = np.zeros(steps, np.int64), np.zeros(steps, np.float32), np.zeros(steps, bool)
     env = gym.make('CartPole-v1'); obs, _ = env.reset(seed=seed)
     size = pending = n_upd = 0; decay = int(cfg.eps_fraction * steps); total = cfg.n_batches()
-    t0 = time.perf_counter()
+    t0 = clock()
     while n_upd < total:
         eps = max(0.04, 1 - 0.96 * size / decay)
         if rng.random() < eps: a = int(rng.integers(2))
@@ -95,7 +96,7 @@ def run_bare(steps, seed):
         n_upd += 128
         with torch.no_grad():
             for p, q in zip(tgt.parameters(), net.parameters()): p.copy_(q)
-    return time.perf_counter() - t0
+    return since(t0)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,23 +107,15 @@ def main():
     torch.set_num_threads(1)
     n_upd = rlnb_cfg(a.steps).n_batches()
     def rlnb(k):
-        wall, n, _ = run_rlnb(a.steps, k)
+        t, n, _ = run_rlnb(a.steps, k)
         if n != n_upd: raise RuntimeError(f'rlnb ran {n} updates, the floor times {n_upd}: the two must match')
-        return wall
+        return t
     runs = dict(sb3=lambda k: run_sb3(a.steps, k), rlnb=rlnb, bare=lambda k: run_bare(a.steps, k), floor=lambda k: run_floor(n_upd, k))
-    t = {name: [] for name in runs}
-    for k in range(a.repeats):
-        order = list(runs)[k % 4:] + list(runs)[:k % 4]   # who runs first rotates
-        for name in order: t[name].append(runs[name](k))
-        print(f"repeat {k} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.1f} s' for n in runs) + f' ({n_upd} updates)', flush=True)
+    t = alternate(runs, a.repeats, lambda k: f' ({n_upd} updates)')
     _, _, split = run_rlnb(a.steps, 0, split=True)
-    r, s, b, f = t['rlnb'], t['sb3'], t['bare'], t['floor']
-    paired = lambda x, y: statistics.median(u / v for u, v in zip(x, y))
-    out = dict(rlnb_s=round(statistics.median(r), 2), sb3_s=round(statistics.median(s), 2), bare_s=round(statistics.median(b), 2), floor_s=round(statistics.median(f), 2),
-               ratio_vs_sb3=round(paired(r, s), 3), ratio_vs_bare=round(paired(r, b), 3), ratio_vs_floor=round(paired(r, f), 3),
-               updates=n_upd, steps=a.steps, repeats=a.repeats, split_s=split)
-    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s, floor {out['floor_s']:.1f} s: "
-          f"rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), rlnb/floor {out['ratio_vs_floor']:.3f} (information)")
+    out = dict(compare(t), updates=n_upd, steps=a.steps, repeats=a.repeats, split_s=split)
+    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s, floor {out['floor_s']:.1f} s (wall, medians); paired ratios, median [range]: "
+          + ratios_line(out, dict(ratio_vs_sb3=0.65, cpu_ratio_vs_bare=1.05)))
     print("time split of one profiled rlnb run (s; other: replay store and sample, collector bookkeeping, events):", split)
     report(out, a.save)
 

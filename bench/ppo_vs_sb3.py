@@ -10,7 +10,8 @@ else. The bare loop is the least code that does rlnb's work: CartPole's own nump
 batched policy forward per step, the rollout in preallocated tensors, one forward for the rollout's
 values and log-probs, GAE, and the same 20 updates per rollout with the same schedules: the real limit
 for rlnb. The four run alternately, their order rotating every repeat; ratios are medians of the
-repeats' paired ratios. rlnb's time is also split, in a separate profiled
+repeats' paired ratios, printed with their range, in wall time and in process CPU time (which a busy neighbour disturbs less).
+rlnb runs without its final evaluation, as the others evaluate nothing. rlnb's time is also split, in a separate profiled
 run, into acting, env stepping, updates and the rest, read off the loop's own profile (spans).
 Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 
@@ -19,7 +20,7 @@ Needs `pip install -e ".[bench]"`. Ends with one JSON line.
 import argparse, json, math, statistics, time
 from record import add_save, report
 import torch
-from timing import timed_train
+from timing import alternate, clock, compare, ratios_line, since, timed_train
 
 def rlnb_cfg(steps):
     from rlnb.agents.policy_gradient.ppo import PPOConfig
@@ -36,7 +37,7 @@ def run_sb3(steps, seed):
     lin = lambda v: (lambda progress_remaining: progress_remaining * v)
     model = PPO('MlpPolicy', make_vec_env('CartPole-v1', n_envs=8, seed=seed), n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20,
                 ent_coef=0.0, learning_rate=lin(1e-3), clip_range=lin(0.2), seed=seed, device='cpu', verbose=0)
-    t0 = time.perf_counter(); model.learn(steps); return time.perf_counter() - t0
+    t0 = clock(); model.learn(steps); return since(t0)
 
 def run_floor(n_updates, seed):
     "Bare PPO minibatch updates on random data: the cost of the learning alone"
@@ -47,7 +48,7 @@ def run_floor(n_updates, seed):
     model = ActorCritic(torch.zeros(1, 4), gym.spaces.Discrete(2)); params = list(model.parameters()); opt = adam(params, 1e-3, eps=1e-5)
     obs, act = torch.randn(256, 4, generator=g), torch.randint(2, (256,), generator=g)
     logp_old, adv, ret = torch.full((256,), -math.log(2)), torch.randn(256, generator=g), torch.randn(256, generator=g)
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in range(n_updates):
         out = model(obs)
         logp_all = torch.log_softmax(out['logits'], -1)
@@ -59,7 +60,7 @@ def run_floor(n_updates, seed):
         loss = pg + 0.5 * ((out['value'] - ret) ** 2).mean() - 0. * ent
         opt.zero_grad(set_to_none=True); loss.backward()
         clip_grad_norm(params, 0.5); opt.step()   # as rlnb's loss does it (max_grad_norm)
-    return time.perf_counter() - t0
+    return since(t0)
 
 def run_bare(steps, seed):
     "The least code that does rlnb's PPO work, with the same hyperparameters: acting, GAE, 20 full-rollout updates per rollout"
@@ -75,7 +76,7 @@ def run_bare(steps, seed):
     TE, TR, VALID = (torch.zeros(T, N, dtype=torch.bool) for _ in range(3))
     obs, done = torch.from_numpy(envs.reset(seed=seed)[0]), torch.zeros(N, dtype=torch.bool)
     n_roll = math.ceil(steps / (T * N))
-    t0 = time.perf_counter()
+    t0 = clock()
     for it in range(n_roll):
         frac = 1 - it * T * N / steps
         for t in range(T):
@@ -97,7 +98,7 @@ def run_bare(steps, seed):
             ent = -(lp_all.exp() * lp_all).sum(-1) @ w
             loss = pg + 0.5 * (((out['value'] - ret) ** 2) @ w) - 0. * ent
             loss.backward(); clip_grad_norm(params, 0.5); opt.step(); opt.zero_grad(set_to_none=True)
-    return time.perf_counter() - t0
+    return since(t0)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -109,16 +110,10 @@ def main():
     _, n_updates, split = run_rlnb(a.steps, 100, split=True)   # warm-up, and the time split
     print(f'rlnb time split (one profiled run, s; other: rollout preparation, collector bookkeeping, events): {split}', flush=True)
     runs = dict(rlnb=lambda i: run_rlnb(a.steps, i)[0], sb3=lambda i: run_sb3(a.steps, i), bare=lambda i: run_bare(a.steps, i), floor=lambda i: run_floor(n_updates, i))
-    t = {name: [] for name in runs}
-    for i in range(a.repeats):
-        order = list(runs)[i % 4:] + list(runs)[:i % 4]   # who runs first rotates
-        for name in order: t[name].append(runs[name](i))
-        print(f"repeat {i} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.2f} s' for n in runs) + f' ({n_updates} updates)', flush=True)
-    med = {n: statistics.median(v) for n, v in t.items()}
-    paired = lambda x: statistics.median(u / v for u, v in zip(t['rlnb'], t[x]))
-    print(f"rlnb/SB3 {paired('sb3'):.3f} (target <= 0.7), rlnb/bare {paired('bare'):.3f} (target <= 1.05), rlnb/floor {paired('floor'):.3f} (information)")
-    report(dict(rlnb_s=round(med['rlnb'], 2), sb3_s=round(med['sb3'], 2), bare_s=round(med['bare'], 2), floor_s=round(med['floor'], 2),
-                          ratio_vs_sb3=round(paired('sb3'), 3), ratio_vs_bare=round(paired('bare'), 3), ratio_vs_floor=round(paired('floor'), 3),
-                          n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split), a.save)
+    t = alternate(runs, a.repeats, lambda k: f' ({n_updates} updates)')
+    out = dict(compare(t), n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split)
+    print(f"rlnb {out['rlnb_s']:.2f} s, SB3 {out['sb3_s']:.2f} s, bare loop {out['bare_s']:.2f} s, floor {out['floor_s']:.2f} s (wall, medians); paired ratios, median [range]: "
+          + ratios_line(out, dict(ratio_vs_sb3=0.55, cpu_ratio_vs_bare=1.05)))
+    report(out, a.save)
 
 if __name__ == '__main__': main()

@@ -6,7 +6,8 @@ standardised by running statistics (no reward scaling), an LSTM of 64 units for 
 64-unit ReLU layer, PyTorch's default initialisation.
 
 Speed (default): --steps env steps per run, one torch thread, no evaluation, rlnb and sb3-contrib alternating with the order swapped every
-repeat; the ratio is the median of the repeats' paired ratios.
+repeat; the ratio is the median of the repeats' paired ratios, printed with its range, in wall time and in process CPU time; rlnb
+runs without its final evaluation.
 
 Quality (--quality): each seed trains rlnb's recurrent PPO, sb3-contrib's, and rlnb's feed-forward PPO (the `ppo` preset's settings with
 observation standardisation) with --steps env steps as the budget the schedules decay over (the zoo's 100,000), evaluated every --eval-every
@@ -20,6 +21,7 @@ Needs `pip install -e ".[bench]"` (sb3-contrib). Ends with one JSON line.
 """
 import argparse, json, statistics, time
 from record import add_save, report
+from timing import alternate, clock, compare, no_eval, ratios_line, since
 import numpy as np, torch
 from torch import nn
 import rlnb.data.gym  # noqa: F401  (registers CartPoleNoVel-v1)
@@ -32,9 +34,10 @@ def run_rlnb(steps, seed, eval_every=None, threshold=None, feed_forward=False, s
     changes = dict(total_steps=steps, eval_every=eval_every or 10**9, threshold=threshold, stop_when_solved=stop)
     if feed_forward: learn = get_preset('ppo', ENV).learner(seed, False, obs_norm=True, **changes)   # the zoo's CartPole PPO, observations standardised
     else: learn = get_preset('ppo_lstm').learner(seed, False, **changes)
-    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
+    if not eval_every: no_eval(learn)   # speed: sb3-contrib evaluates nothing either
+    t0 = clock(); learn.train(); wall, cpu = since(t0)
     evals = list(learn.metrics.series.get('eval_return', ([], []))[1])
-    out = dict(wall=wall, solved_at=learn.evaluator.solved_at, evals=evals)
+    out = dict(wall=wall, cpu=cpu, solved_at=learn.evaluator.solved_at, evals=evals)
     learn.close()
     return out
 
@@ -75,19 +78,14 @@ def run_sb3(steps, seed, eval_every=None, threshold=None, stop=False):
                 if threshold is not None and m >= threshold and solved[0] is None: solved[0] = self.num_timesteps
                 return not (stop and solved[0] is not None)
         cb = CB()
-    t0 = time.perf_counter(); model.learn(steps, callback=cb if eval_every else None); wall = time.perf_counter() - t0
-    return dict(wall=wall, solved_at=solved[0], evals=evals)
+    t0 = clock(); model.learn(steps, callback=cb if eval_every else None); wall, cpu = since(t0)
+    return dict(wall=wall, cpu=cpu, solved_at=solved[0], evals=evals)
 
 def speed(a):
-    runs = dict(rlnb=lambda k: run_rlnb(a.steps, k), sb3=lambda k: run_sb3(a.steps, k))
-    t = {k: [] for k in runs}
-    for k in range(a.repeats):
-        order = list(runs) if k % 2 == 0 else list(runs)[::-1]
-        for name in order: t[name].append(runs[name](k)['wall'])
-        print(f"repeat {k} ({', '.join(order)}): rlnb {t['rlnb'][-1]:.1f} s, sb3-contrib {t['sb3'][-1]:.1f} s", flush=True)
-    ratio = statistics.median(r / s for r, s in zip(t['rlnb'], t['sb3']))
-    out = dict(env=ENV, steps=a.steps, repeats=a.repeats, rlnb_s=round(statistics.median(t['rlnb']), 2), sb3_s=round(statistics.median(t['sb3']), 2), ratio_vs_sb3=round(ratio, 3))
-    print(f"rlnb {out['rlnb_s']:.1f} s, sb3-contrib {out['sb3_s']:.1f} s: rlnb/sb3-contrib {out['ratio_vs_sb3']:.3f} (target <= 0.5)")
+    pair = lambda r: (r['wall'], r['cpu'])
+    t = alternate(dict(rlnb=lambda k: pair(run_rlnb(a.steps, k)), sb3=lambda k: pair(run_sb3(a.steps, k))), a.repeats)
+    out = dict(env=ENV, steps=a.steps, repeats=a.repeats, **compare(t))
+    print(f"rlnb {out['rlnb_s']:.1f} s, sb3-contrib {out['sb3_s']:.1f} s (wall, medians); paired ratios, median [range]: " + ratios_line(out, dict(ratio_vs_sb3=0.5)))
     return out
 
 def quality(a):

@@ -8,7 +8,8 @@ Gaussian exploration noise 0.1, policy delay 2, target noise 0.2 clipped at 0.5)
 is SB3's default 100 on both sides so that the timed steps are update steps. The bare loop is the least code
 that does the same work: a plain gymnasium env, batch-1 acting, a numpy ring buffer with uniform sampling with
 replacement, two nn.Sequential critics, fused Adam, the same losses in the same order. rlnb, SB3 and the bare
-loop run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired ratios.
+loop run alternately, their order rotating every repeat; each ratio is the median of the repeats' paired ratios, printed with
+its range, in wall time and in process CPU time; rlnb runs without its final evaluation.
 
 Quality (--quality): the same seeds for rlnb's preset and SB3 with the same hyperparameters, evaluated every
 --eval-every env steps with --eval-episodes deterministic episodes (20); prints the first env step at which the mean
@@ -27,6 +28,7 @@ Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one 
 """
 import argparse, json, statistics, time
 from record import add_save, report
+from timing import alternate, clock, compare, no_eval, ratios_line, since
 import numpy as np, torch
 from torch import nn
 import torch.nn.functional as F
@@ -43,9 +45,10 @@ def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
     from dataclasses import replace
     c = replace(cfg, total_steps=steps, eval_every=eval_every or 10**9, eval_episodes=episodes, threshold=threshold, stop_when_solved=stop)
     learn = c.learner(env, seed, progress=False)
-    t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
+    if not eval_every: no_eval(learn)   # speed: SB3 and the bare loop evaluate nothing either
+    t0 = clock(); learn.train(); wall, cpu = since(t0)
     ev = learn.evaluator
-    out = dict(wall=wall, solved_at=ev.solved_at, evals=list(learn.metrics.series.get('eval_return', ([], []))[1]))
+    out = dict(wall=wall, cpu=cpu, solved_at=ev.solved_at, evals=list(learn.metrics.series.get('eval_return', ([], []))[1]))
     learn.close()
     return out
 
@@ -86,8 +89,8 @@ class SB3Eval:
 def run_sb3(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episodes=20, stop=False):
     model = sb3_model(algo, env, cfg, seed)
     ev = SB3Eval(model, env, eval_every, episodes, threshold, seed + 10_000, stop) if eval_every else None
-    t0 = time.perf_counter(); model.learn(steps, callback=ev.cb if ev else None); wall = time.perf_counter() - t0
-    return dict(wall=wall, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [])
+    t0 = clock(); model.learn(steps, callback=ev.cb if ev else None); wall, cpu = since(t0)
+    return dict(wall=wall, cpu=cpu, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [])
 
 def _mlp(sizes, out_act=None):
     layers = []
@@ -132,7 +135,7 @@ def run_bare(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
                 with torch.no_grad():
                     u = torch.tanh(mu(body(o))) if algo == 'sac' else actor(o)
                 return torch.as_tensor(low) + (u + 1) * torch.as_tensor((high - low) / 2), {}
-    obs, _ = e.reset(seed=seed); n = 0; t0 = time.perf_counter()
+    obs, _ = e.reset(seed=seed); n = 0; t0 = clock()
     for t in range(steps):
         if eval_every and t and t % eval_every == 0:
             m = evaluate(eval_envs, Greedy(), episodes, seed=seed + 10_000).mean; evals.append(m)
@@ -174,7 +177,8 @@ def run_bare(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
             with torch.no_grad():
                 torch._foreach_lerp_([p for q in qt for p in q.parameters()], qp, cfg.tau)
                 torch._foreach_lerp_(list(actor_t.parameters()), list(actor.parameters()), cfg.tau)
-    return dict(wall=time.perf_counter() - t0, solved_at=solved_at, evals=evals)
+    wall, cpu = since(t0)
+    return dict(wall=wall, cpu=cpu, solved_at=solved_at, evals=evals)
 
 def same_updates(a):
     """rlnb's updates against SB3's, one at a time, from the same weights, on the same batches and the same noise.
@@ -258,18 +262,12 @@ def same_updates(a):
 
 def speed(a):
     cfg = settings(a.algo, a.env, False)
-    runs = dict(sb3=run_sb3, rlnb=run_rlnb, bare=run_bare)
-    t = {k: [] for k in runs}
-    for k in range(a.repeats):
-        order = list(runs)[k % 3:] + list(runs)[:k % 3]
-        for name in order: t[name].append(runs[name](a.algo, a.env, cfg, a.steps, k)['wall'])
-        print(f"repeat {k} ({', '.join(order)}): " + '  '.join(f'{n} {t[n][-1]:.1f} s' for n in runs), flush=True)
-    r, s, b = t['rlnb'], t['sb3'], t['bare']
-    paired = lambda x, y: statistics.median(u / v for u, v in zip(x, y))
-    out = dict(algo=a.algo, env=a.env, steps=a.steps, rlnb_s=round(statistics.median(r), 2), sb3_s=round(statistics.median(s), 2), bare_s=round(statistics.median(b), 2),
-               bare_over_sb3=round(paired(b, s), 3), ratio_vs_sb3=round(paired(r, s), 3), ratio_vs_bare=round(paired(r, b), 3))
-    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s: rlnb/SB3 {out['ratio_vs_sb3']:.3f} (target <= 0.7), "
-          f"rlnb/bare {out['ratio_vs_bare']:.3f} (target <= 1.05), bare/SB3 {out['bare_over_sb3']:.3f} (the best any library on this loop could do)")
+    runs = {n: (lambda k, f=f: (lambda r: (r['wall'], r['cpu']))(f(a.algo, a.env, cfg, a.steps, k))) for n, f in dict(sb3=run_sb3, rlnb=run_rlnb, bare=run_bare).items()}
+    t = alternate(runs, a.repeats)
+    out = dict(algo=a.algo, env=a.env, steps=a.steps, repeats=a.repeats, **compare(t),
+               bare_over_sb3=round(statistics.median(b[0] / s[0] for b, s in zip(t['bare'], t['sb3'])), 3))
+    print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s (wall, medians); paired ratios, median [range]: "
+          + ratios_line(out, dict(ratio_vs_sb3=0.7, cpu_ratio_vs_bare=1.05)) + f"; bare/SB3 {out['bare_over_sb3']:.3f} (the best any library on this loop could do)")
     return out
 
 def quality(a):

@@ -85,13 +85,14 @@ def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None):
     from rlnb.agent import RandomAgent
     p = get_preset(algo, env)
     steps = steps or p.cfg.total_steps
-    cfg = with_changes(p.cfg, dict(overrides, total_steps=steps, eval_every=10**12, device=device))
+    cfg = with_changes(p.cfg, dict(overrides, total_steps=steps, eval_every=10**12, device=device))   # (a given eval_every spaces the curve instead)
     envs = run_envs(env, 10, cfg=cfg, train=False)
     def score(agent, lib, step):
         s = evaluate(envs, agent, 20, seed=10_000).mean
         print(f'{algo} {env} seed {seed} {lib} {step:,} steps: {s:.2f}', flush=True)
         return s
-    points = sorted({*range(p.cfg.eval_every, steps, p.cfg.eval_every), steps})
+    every = overrides.get('eval_every', p.cfg.eval_every)   # the curve's spacing (`--set '{"eval_every": N}'`); the runs themselves evaluate nothing
+    points = sorted({*range(every, steps, every), steps})
     class Curve(BaseCallback):   # SB3: evaluate at the same env steps
         def __init__(self, agent): super().__init__(); self.agent, self.todo, self.curve = agent, list(points), []
         def _on_step(self):

@@ -29,7 +29,7 @@ def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN); return r.ru_utime + r.ru_stime
 
 def run(algo, steps, starts, device, seed=0, profile=False):
-    "(wall s, cpu s, split or None) of one training run"
+    "(wall s, cpu s, split or None, optimizer steps) of one training run"
     import torch
     env, cfg = cfg_for(algo, steps, starts, device)
     c0, k0 = time.process_time(), children_cpu()
@@ -39,7 +39,8 @@ def run(algo, steps, starts, device, seed=0, profile=False):
         if device == 'cuda': torch.cuda.synchronize()
         wall = time.perf_counter() - t0
         split = {k: round(v, 2) for k, v in time_split(learn).items()} if profile else None
-    return wall, time.process_time() - c0 + children_cpu() - k0, split
+        n = learn.opt_step
+    return wall, time.process_time() - c0 + children_cpu() - k0, split, n
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -69,7 +70,9 @@ def main():
             for d in devices:
                 wall, cpu = statistics.median(t[0] for t in times[d]), statistics.median(t[1] for t in times[d])
                 row[d] = dict(steps_per_s=round(steps / wall, 1), wall_s=round(wall, 2), cpu_s=round(cpu, 2))
-                if not a.no_profile: row[d]['split_s'] = run(algo, steps, a.starts, d, profile=True)[2]
+                if not a.no_profile:
+                    _, _, row[d]['split_s'], n = run(algo, steps, a.starts, d, profile=True)
+                    row[d]['updates'], row[d]['ms_per_update'] = n, round(1e3 * row[d]['split_s']['update'] / max(n, 1), 2)
             if 'cuda' in row: row['cuda_vs_cpu'] = round(row['cuda']['steps_per_s'] / row['cpu']['steps_per_s'], 3)
         except Exception as e:   # one preset failing on a device must not cost the others' numbers
             import traceback; traceback.print_exc(); row['error'] = f'{type(e).__name__}: {e}'

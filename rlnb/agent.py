@@ -13,7 +13,7 @@ from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
-from .core import Seeder, tree_map, tree_leaves, rng_state, set_rng_state
+from .core import Seeder, tree_map, tree_leaves, tree_to, rng_state, set_rng_state
 
 # %% auto #0
 __all__ = ['space_kind', 'Selector', 'first_leaf', 'q_and_info', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule',
@@ -252,7 +252,7 @@ class Agent:
             grad: bool = False):                  # keep the graph (default: no gradients while acting)
         "Actions `[B]` or `[B, A]` for a batch `obs` (a tensor or a tree of them), and an info dict"
         dev = self._param.device if self._param is not None else model_device(self.model)
-        if not (isinstance(obs, torch.Tensor) and obs.device == dev): obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)   # a tensor already there: no call
+        obs = tree_to(obs, dev, non_blocking=True)
         with torch.set_grad_enabled(grad):
             return self.selector.act(self.forward, obs, deterministic)
 
@@ -284,7 +284,7 @@ class RecurrentAgent(Agent):
             grad: bool = False):                  # keep the graph (default: no gradients while acting)
         "Actions, the selector's info and the next state, for a batch `obs`"
         dev = self._param.device if self._param is not None else model_device(self.model)
-        if not (isinstance(obs, torch.Tensor) and obs.device == dev): obs = tree_map(lambda x: x.to(dev, non_blocking=True), obs)   # a tensor already there: no call
+        obs = tree_to(obs, dev, non_blocking=True)
         B = first_leaf(obs).shape[0]
         if state is None: state = self.initial_state(B)
         elif start is not None and bool(start.any()): state = reset_state(state, self.initial_state(B), start)

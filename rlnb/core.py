@@ -85,6 +85,7 @@ def tree_to(tree,                                 # a tree of tensors
             dtype=None,                           # the target dtype of floating-point leaves (None: unchanged)
             non_blocking: bool = False):          # copy asynchronously where the device allows
     "Move every tensor leaf of `tree` to `device` (and floating leaves to `dtype` if given)"
+    if isinstance(tree, torch.Tensor) and dtype is None and (device is None or tree.device == torch.device(device)): return tree   # one tensor already there: no call (an agent's every step)
     def _to(x):
         if not isinstance(x, torch.Tensor): return x
         return x.to(device=device, dtype=dtype if dtype is not None and x.is_floating_point() else None, non_blocking=non_blocking)

@@ -17,7 +17,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
 --save FILE writes the JSON there (bench/results/).
 
     python bench/learn.py --vs-sb3 --algos ppo_minatar --env MinAtar/Breakout-v1 --seeds 3 --steps 500000 --save bench/results/ppo_minatar_breakout.json
-    python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json   # the curves as one image
+    python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json bench/results/dqn_minatar_*.json   # the curves as one image
     python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
     python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
 """
@@ -145,11 +145,13 @@ def vs_row(algo, env, overrides, res, device='cpu'):
 
 def merge(files, save):
     "One --vs-sb3 result from several (each seed's sides run apart, say): a row per algorithm and env, each seed's sides joined"
-    seeds = {}
+    seeds, sources = {}, []
     for f in files:
-        for row in json.load(open(f))['result']:
+        d = json.load(open(f))
+        sources += d.get('sources') or [{k: v for k, v in d.items() if k != 'result'}]   # where each joined run came from
+        for row in d['result']:
             for r in row['per_seed']: seeds.setdefault((row['algo'], row['env'], json.dumps(row['overrides']), row.get('device', 'cpu')), {}).setdefault(r['seed'], {}).update(r)
-    report([vs_row(algo, env, json.loads(ov), [s[k] for k in sorted(s)], dev) for (algo, env, ov, dev), s in seeds.items()], save)
+    report([vs_row(algo, env, json.loads(ov), [s[k] for k in sorted(s)], dev) for (algo, env, ov, dev), s in seeds.items()], save, sources)
 
 def plot_results(files, out):
     "Learning curves from --vs-sb3 result files: one panel per algorithm and env, rlnb and SB3 (median over seeds, min to max shaded), random dashed"

@@ -24,9 +24,9 @@ def add_save(ap):
     "Give an argparse parser the `--save FILE` option"
     ap.add_argument('--save', metavar='FILE', help='also write the result, with the command, date, cores and versions, to FILE (bench/results/NAME.json)')
 
-def report(result, save=None):
-    "Print `result` as the bench's last line; with `save`, also write it with its provenance"
+def report(result, save=None, sources=None):
+    "Print `result` as the bench's last line; with `save`, also write it with its provenance (and `sources`: the provenance of the results it joins)"
     if save:
         os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
-        with open(save, 'w') as f: f.write(json.dumps(dict(provenance(), result=result), indent=1) + '\n')
+        with open(save, 'w') as f: f.write(json.dumps(dict(provenance(), **({'sources': sources} if sources else {}), result=result), indent=1) + '\n')
     print(json.dumps(result))

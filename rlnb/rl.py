@@ -325,34 +325,43 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
                         seed=seed % 2**31, timeout=cfg.env_timeout)
 
 # %% ../nbs/07a_rl.ipynb #5d615478
-def runner_agent(agent: Agent,                        # the run's agent
+def _generators(obj, seen: set) -> list:
+    "The torch generators in `obj`: itself, or in its attributes, lists, tuples and dicts, recursively (networks and tensors hold none: skipped)"
+    if id(obj) in seen or isinstance(obj, (nn.Module, torch.Tensor, np.ndarray, str, bytes, int, float)): return []
+    seen.add(id(obj))
+    if isinstance(obj, torch.Generator): return [obj]
+    kids = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else vars(obj).values() if hasattr(obj, '__dict__') else ()
+    return [g for k in kids for g in _generators(k, seen)]
+
+# %% ../nbs/07a_rl.ipynb #7e31e819
+def runner_agent(agent,                               # the run's agent, or what else its collector acts with (a battle's `Players`)
                  r: int                               # a runner's index
-                ) -> Agent:
-    "The agent runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy whose selector draws from its own generator"
+                ):
+    "What runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy in which every torch generator (a selector's, a pool's) draws from a stream of its own"
     if r == 0: return agent
-    a = copy.copy(agent)
-    a.selector = copy.deepcopy(agent.selector)
-    a.selector.gen = Seeder([agent.selector.gen.initial_seed(), r]).torch()
+    a = copy.deepcopy(agent)
+    for g in _generators(a, set()): g.manual_seed(Seeder([g.initial_seed(), r]).int())
     return a
 
 # %% ../nbs/07a_rl.ipynb #99fc0983
-def _runner_node(env_id, n, agent, build, seed, r, cfg=None):
-    "What runner `r` of a run collects with: `build` on its own `n` envs (preprocessed as the run's), seeded after the envs of the runners before it"
-    return build(run_envs(env_id, n, cfg=cfg), runner_agent(agent, r), (seed + r * n) % 2**31)
+def _runner_node(make_envs, n, agent, build, seed, r):
+    "What runner `r` of a run collects with: `build` on its own `n` envs (`make_envs(n)`), seeded after the envs of the runners before it"
+    return build(make_envs(n), runner_agent(agent, r), (seed + r * n) % 2**31)
 
 def collection(cfg: RunConfig,                       # the run's config (`runners`, `async_runners`, ...)
                env_id: str,                          # a registered gymnasium id
                envs,                                 # the run's envs from `run_envs` (with runners: the one that gave the spaces; closed here)
-               agent: Agent,                         # acts in the envs
+               agent: Agent,                         # acts in the envs (or what else `build` takes: its `model` is what the runners are sent)
                build: Callable,                      # `build(envs, agent, seed)` -> a collector, or a node over one
-               seed: int                             # env i resets with seed + i
+               seed: int,                            # env i resets with seed + i
+               make_envs: Callable | None = None     # `make_envs(n)` -> a runner's `n` envs (None: `run_envs(env_id, n, cfg=cfg)`)
               ) -> tuple:
     "`(node, collector)` of a run: `build` here, or with `cfg.runners` a `RayCollector` whose runner r builds it on its share of the envs with `runner_agent(agent, r)`"
     if not cfg.runners:
         node = build(envs, agent, seed)
         return node, source_collector(node)
-    envs.close()
-    col = RayCollector(partial(_runner_node, env_id, cfg.n_envs // cfg.runners, agent, build, seed, cfg=cfg), cfg.runners, agent.model, cfg.n_envs,
+    [e.close() for e in envs] if isinstance(envs, list) else envs.close()
+    col = RayCollector(partial(_runner_node, make_envs or partial(run_envs, env_id, cfg=cfg), cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
                        mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) and not cfg.rollouts else 1,
                        max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 # %% ../../nbs/13_agents.selfplay.ipynb #1ba5cd22
 from __future__ import annotations
 import copy, importlib, time
+from functools import partial
 from dataclasses import dataclass
 from typing import NamedTuple
 from fastcore.basics import patch
@@ -19,16 +20,16 @@ from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
 from ..nets import mlp
-from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init
+from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, play_games
+from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
 from ..memory.experience_replay import ExperienceReplay
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
 # %% auto #0
-__all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig',
+__all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig', 'Snapshots',
            'SnapshotPool', 'SnapshotCallback', 'SplitReplay']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
@@ -114,7 +115,7 @@ def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
     check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT)
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
-                          ('runners', self.runners == 0, 'the games are played in this process'), ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
+                          ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
 
@@ -161,6 +162,24 @@ def upgrade(cls: SelfPlayConfig,
     return f
 
 # %% ../../nbs/13_agents.selfplay.ipynb #81f340a6
+class Snapshots(nn.Module):
+    "`size` frozen copies of a network, filled in turn, and how many were taken: a pool's members as one module (one state dict to save, or to send to a fleet's runners)"
+    def __init__(self,
+                 net: nn.Module,                       # the network to copy (its shape; its weights at each `take`)
+                 size: int):                           # copies kept: the newest
+        super().__init__()
+        self.nets = nn.ModuleList(copy.deepcopy(net).requires_grad_(False) for _ in range(size))
+        self.register_buffer('taken', torch.zeros((), dtype=torch.int64))
+    def take(self,
+             net: nn.Module):                          # the network whose weights are copied
+        "Copy `net`'s weights now, into the slot of the oldest copy once all are filled"
+        self.nets[int(self.taken) % len(self.nets)].load_state_dict(net.state_dict()); self.taken += 1
+    def held(self) -> list:
+        "The slots of the copies taken, oldest first"
+        t, n = int(self.taken), len(self.nets)
+        return [i % n for i in range(max(0, t - n), t)]
+
+# %% ../../nbs/13_agents.selfplay.ipynb #6176c35c
 class SnapshotPool(OpponentPool):
     "Self-play against the past: up to `size` frozen copies of `net` (the first taken now), acting ε-greedily among the legal moves; one drawn per game"
     def __init__(self,
@@ -171,16 +190,32 @@ class SnapshotPool(OpponentPool):
                  seed: int = 0):                       # seeds the draws and the snapshots' exploration
         super().__init__((), size, seed)
         self.net, self.selector = net, MaskedEpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
+        self.model = Snapshots(net, size)   # the members' networks: a fleet sends them beside the learner's (`data.battle.battle_model`)
+        self._slots, self._seen = [None] * size, 0   # each slot's agent, acting with a copy of its own; snapshots seen
         self.snapshot()
     def snapshot(self):
         "Freeze a copy of the network's weights now"
-        self.add(Agent(copy.deepcopy(self.net).requires_grad_(False), self.selector))
-    def state_dict(self) -> dict:
-        return OpponentPool.state_dict(self) | {'nets': [a.model.state_dict() for a in self.agents], 'selector': self.selector.state_dict()}
-    def load_state_dict(self, state: dict):
-        OpponentPool.load_state_dict(self, state); self.agents = []
-        for sd in state['nets']: self.snapshot(); self.agents[-1].model.load_state_dict(sd)
-        self.selector.load_state_dict(state['selector']); return self
+        self.model.take(self.net); self._sync()
+    def _sync(self):
+        "The members, oldest first, as the snapshots' count says (a runner's are loaded, not taken); a new snapshot gets an agent with a copy of its own, so that a game under way keeps the opponent it drew"
+        t, n = int(self.model.taken), len(self.model.nets)
+        for k in range(max(self._seen, t - n), t): self._slots[k % n] = Agent(copy.deepcopy(self.model.nets[k % n]), self.selector)
+        self._seen, self.agents = t, [self._slots[i] for i in self.model.held()]
+    def pick(self): self._sync(); return OpponentPool.pick(self)
+
+# %% ../../nbs/13_agents.selfplay.ipynb #b0091744
+@patch
+def state_dict(self: SnapshotPool) -> dict: return OpponentPool.state_dict(self) | {'model': self.model.state_dict(), 'selector': self.selector.state_dict()}
+
+@patch
+def load_state_dict(self: SnapshotPool, state: dict):
+    OpponentPool.load_state_dict(self, state)
+    if 'nets' in state:   # an older rlnb's checkpoint: the snapshots as a list, oldest first
+        self.model.taken.zero_()
+        for sd in state['nets']: self.model.nets[int(self.model.taken)].load_state_dict(sd); self.model.taken += 1
+    else: self.model.load_state_dict(state['model'])
+    self._seen = 0   # every snapshot held is new to the agents
+    self.selector.load_state_dict(state['selector']); self._sync(); return self
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a301f2af
 class SnapshotCallback(Callback):
@@ -246,7 +281,7 @@ def sample(self: SplitReplay,
 def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DQN by self-play on the game `run.env_id`: negamax in both seats, against a pool of snapshots, or two networks against each other (`self.opponent`)"
     cfg, seeds = self, Seeder(run.seed).spawn(9)
-    envs = run.envs or make_game(run.env_id, cfg.n_envs)
+    envs = run.envs or make_game(run.env_id, 1 if cfg.runners else cfg.n_envs)   # with runners, one game for the sizes: each runner makes its own
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
@@ -261,12 +296,13 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     if rival:   # a second network of its own, with its own replay, loss and optimizer
         net2, loss2 = seeded_init(seeds[6].int(), build)
         other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
-        col = BattleCollector(envs, agent, Rival(other), seed=seeds[2].int() % 2**31)
+        opponent = Rival(other)
         replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
     else:
         if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
-        col = BattleCollector(envs, agent, pool if pool is not None else SelfPlay(negamax=True), seed=seeds[2].int() % 2**31)
+        opponent = pool if pool is not None else SelfPlay(negamax=True)
         replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
+    _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's

@@ -12,6 +12,7 @@ from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
 import torch
+from torch import nn
 import torchdata.nodes as tn
 from ..core import Step, Seeder, rng_state, set_rng_state
 from ..loop import Loop
@@ -21,7 +22,7 @@ from .collector import Collector
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
            'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead', 'play_games',
-           'OpponentPool']
+           'OpponentPool', 'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -387,3 +388,30 @@ class OpponentPool:
         return self.agents[int(torch.randint(len(self.agents), (1,), generator=self.gen))]
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
+
+# %% ../../nbs/05h_data.battle.ipynb #143ef14d
+def battle_model(learner,                              # the agent that learns
+                 opponent                              # as `BattleCollector` takes it: an agent, a pool, `SelfPlay()` or `Rival(agent)`
+                ) -> nn.Module:
+    "The networks a battle acts with, as a fleet sends them: the learner's, with a rival's or a pool's members (`model`) beside it"
+    other = opponent.agent.model if isinstance(opponent, Rival) else getattr(opponent, 'model', None) if hasattr(opponent, 'pick') else None
+    return learner.model if other is None else nn.ModuleList([learner.model, other])
+
+# %% ../../nbs/05h_data.battle.ipynb #dc240543
+class Players(NamedTuple):
+    "What a battle's runners build their collectors from (`BattleCollector(envs, learner, opponent)`); `model`: the networks they are sent"
+    learner: object             # the agent that learns
+    opponent: object            # an agent, a pool, `SelfPlay()` or `Rival(agent)`
+    @property
+    def model(self) -> nn.Module: return battle_model(self.learner, self.opponent)
+
+# %% ../../nbs/05h_data.battle.ipynb #e117e186
+@patch
+def acting_model(self: BattleCollector) -> nn.Module:
+    "The networks this battle acts with (`battle_model`): what a runner loads the learner's weights into"
+    return battle_model(self.agent, Rival(self.opponent) if self.opponent_learns else self.opponent)
+
+@patch
+def explorers(self: BattleCollector) -> list:
+    "The learner's selector, and a rival's, where they explore on a clock"
+    return [s for s in (getattr(self.agent, 'selector', None), getattr(self.opponent, 'selector', None) if self.opponent_learns else None) if hasattr(s, 'env_step')]

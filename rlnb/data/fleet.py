@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.fleet.html.md"""
 # %% ../../nbs/05f_data.fleet.ipynb #6c677247
 from __future__ import annotations
 import logging, os, signal, time, warnings
+from itertools import zip_longest
 from typing import Callable
 import numpy as np
 import torch
@@ -53,9 +54,9 @@ class RayCollector(Collector):
         self.max_staleness, self.max_restarts, self.timeout, self.seed, self.budget, self.inflight = max_staleness, max_restarts, timeout, seed, budget, inflight
         self.actor_options = dict(num_cpus=num_cpus, **(options or {}))
         self.metrics, self.actors, self.own_ray, self.learner_step = Metrics(), None, False, 0
-        self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = self.version = self.draws = self.dropped = self.lost = 0
+        self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = self.version = self.dropped = self.lost = 0
         self.wait_s = self.busy_s = 0.   # seconds the learner waited in `next`; seconds the runners spent collecting
-        self.restarted, self.queue, self.pending, self._pushed, self.weights = False, [], {}, None, None
+        self.restarted, self.queue, self.pending, self._pushed, self.weights, self.draws = False, [], {}, None, None, []   # draws: per explorer (`Collector.explorers`), summed over runners
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
@@ -139,7 +140,7 @@ def _ask(self: RayCollector) -> int:
 def _receive(self: RayCollector, frag: dict):
     "The item of fragment `frag`, tagged and counted (None if it is too stale); fires `on_episode_end` and `on_fragment`"
     r, v = frag['runner'], frag['version']
-    self.draws += frag['draws']
+    self.draws = [a + b for a, b in zip_longest(self.draws, frag['draws'], fillvalue=0)]
     self.fragment_info = info = dict(runner=r, version=v, staleness=self.version - v, env_steps=frag['env_steps'], dropped=False)
     if self.max_staleness is not None and info['staleness'] > self.max_staleness:
         self.dropped += 1; info['dropped'] = True; self('on_fragment'); return None
@@ -261,6 +262,7 @@ def reset(self: RayCollector, initial_state: dict | None = None):
     self.pending.clear()   # fragments under way belong to the old state: dropped (each runner answers them before the reset below, in order)
     st = initial_state or {}
     for k in _COUNTERS: setattr(self, k, st.get(k, 0))
+    self.draws = [self.draws] if isinstance(self.draws, int) else list(self.draws)   # one count per explorer (an older rlnb's checkpoint: one count)
     self.runner_restarts = list(st.get('runner_restarts', [0] * self.n_runners))
     self._pushed, self.weights, self.start_step = st.get('pushed'), None, self.env_step
     self.queue = [(Step if q.pop('kind') == 'Step' else Rollout)(**q) for q in map(dict, st.get('queue', []))]

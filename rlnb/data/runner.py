@@ -13,7 +13,7 @@ import torch
 from fastcore.basics import patch
 from ..core import Step, tree_map, tree_cat
 from ..callback import Callback
-from .collector import source_collector
+from .collector import Collector, source_collector
 
 # %% auto #0
 __all__ = ['import_ray', 'init_ray', 'RunnerError', 'to_store', 'from_store', 'put_weights', 'load_weights', 'task_error',
@@ -115,6 +115,18 @@ class Runner:
 
     def close(self): self.col.close()
 
+# %% ../../nbs/05f_data.runner.ipynb #49a6cc14
+@patch
+def acting_model(self: Collector) -> torch.nn.Module:
+    "The network(s) this collector acts with: what a runner loads the learner's weights into (the agent's network)"
+    return self.agent.model
+
+@patch
+def explorers(self: Collector) -> list:
+    "The selectors whose exploration follows a clock (`env_step`, an ε schedule's): a fleet keeps each one's count across its runners"
+    sel = getattr(self.agent, 'selector', None)
+    return [sel] if hasattr(sel, 'env_step') else []
+
 # %% ../../nbs/05f_data.runner.ipynb #adb04ea3
 def _pack(items: list):
     "One item for a fragment's items: the Steps concatenated, or the one Rollout"
@@ -127,14 +139,14 @@ def _pack(items: list):
 def collect(self: Runner,
              version: int,                             # the policy version of `weights`
              weights: list,                            # `[ref]`: the object-store reference of the state dict (in a list, so Ray does not fetch it unasked)
-             draws: int | None,                        # the fleet's count of exploration draws (an ε schedule's clock), or None
+             draws: list | None,                       # the fleet's count of exploration draws per explorer (their ε schedules' clocks), or None: the runner's own
              steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
-    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended, the rows stepped (auto-resets too) and the seconds it took"
+    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended, the rows stepped (auto-resets too), the draws made and the seconds it took"
     self._check_ready()
-    if version != self.version: load_weights(self.col.agent.model, weights); self.version = version
-    sel = self.col.agent.selector
-    if draws is not None and hasattr(sel, 'env_step'): sel.env_step = draws
-    d0, e0, v0, t0, items = getattr(sel, 'env_step', 0), self.col.env_step, self.col.vector_step, time.perf_counter(), []
+    if version != self.version: load_weights(self.col.acting_model(), weights); self.version = version
+    sels = self.col.explorers()
+    for s, d in zip(sels, draws or ()): s.env_step = d
+    d0, e0, v0, t0, items = [s.env_step for s in sels], self.col.env_step, self.col.vector_step, time.perf_counter(), []
     while not items or self.col.env_step - e0 < steps: items.append(next(self.node))
-    return dict(runner=self.index, version=version, item=to_store(_pack(items)), env_steps=self.col.env_step - e0,
-                rows=(self.col.vector_step - v0) * self.col.n_envs, draws=getattr(sel, 'env_step', 0) - d0, episodes=self.tape.take(), busy_s=time.perf_counter() - t0)
+    return dict(runner=self.index, version=version, item=to_store(_pack(items)), env_steps=self.col.env_step - e0, rows=(self.col.vector_step - v0) * self.col.n_envs,
+                draws=[s.env_step - d for s, d in zip(sels, d0)], episodes=self.tape.take(), busy_s=time.perf_counter() - t0)

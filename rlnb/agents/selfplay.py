@@ -45,14 +45,20 @@ def make_game(env_id: str,                          # a PettingZoo classic game,
 
 # %% ../../nbs/13_agents.selfplay.ipynb #743d473d
 class BoardQNetwork(nn.Module):
-    "Q-values of the moves from a board observation: an MLP over the flattened board planes, illegal moves set to `ILLEGAL`"
+    "Q-values of the moves from a board observation: 3×3 convolutions over the board planes (if any), an MLP over what they give, illegal moves set to `ILLEGAL`"
     def __init__(self,
-                 obs_example: dict,                    # a batch of board observations (`board_obs`), for the input size
+                 obs_example: dict,                    # a batch of board observations (`board_obs`: planes `[B, H, W, C]`), for the sizes
                  n_actions: int,                       # moves
-                 hidden=(256, 256)):                   # hidden layer sizes
+                 hidden=(256, 256),                    # hidden layer sizes of the MLP
+                 conv=()):                             # channels of 3×3 ReLU convolutions (padded: the board keeps its size) before the MLP; () for none
         super().__init__()
-        self.body, self.head = mlp([obs_example['observation'][0].numel(), *hidden]), nn.Linear(hidden[-1], n_actions)
-    def forward(self, obs: dict) -> torch.Tensor: return masked(self.head(self.body(obs['observation'].flatten(1))), obs['action_mask'])
+        H, W, C = obs_example['observation'].shape[1:]
+        self.body, self.head = mlp([(conv[-1] if conv else C) * H * W, *hidden]), nn.Linear(hidden[-1], n_actions)
+        self.conv = nn.Sequential(*[m for i, k in enumerate(conv) for m in (nn.Conv2d((C, *conv)[i], k, 3, padding=1), nn.ReLU())])
+    def forward(self, obs: dict) -> torch.Tensor:
+        x = obs['observation']
+        if len(self.conv): x = self.conv(x.permute(0, 3, 1, 2))   # planes first
+        return masked(self.head(self.body(x.flatten(1))), obs['action_mask'])
 
 # %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
 class NegamaxBootstrap:
@@ -101,7 +107,8 @@ class SelfPlayConfig(DQNConfig):
     updates: int = 1              # updates per round
     eps_end: float = 0.1          # ε after the decay: a tenth of the moves stay random, so both seats keep meeting new positions
     eps_fraction: float = 0.5     # the fraction of the run over which ε decays from 1
-    hidden: tuple = (256, 256)    # hidden layers of the Q-network
+    hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
+    conv: tuple = ()              # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
     loss: str = 'mse'             # the TD loss
     target_update: str | None = 'hard'   # a target network, copied every `target_every` updates
     target_every: int = 500
@@ -110,10 +117,13 @@ class SelfPlayConfig(DQNConfig):
     eval_envs: int = 8            # games played at once in evaluation
     threshold: float | None = None
 
+# %% ../../nbs/13_agents.selfplay.ipynb #3d4fee1c
+_CHANNELS = (lambda v: isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v), 'a tuple of positive integers (empty: no convolutions)')
+
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
-    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT)
+    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS)
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
@@ -285,7 +295,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
-        net = BoardQNetwork(ex, n, cfg.hidden).to(cfg.device)
+        net = BoardQNetwork(ex, n, cfg.hidden, cfg.conv).to(cfg.device)
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)

@@ -326,21 +326,26 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
 
 # %% ../nbs/07a_rl.ipynb #5d615478
 def _generators(obj, seen: set) -> list:
-    "The torch generators in `obj`: itself, or in its attributes, lists, tuples and dicts, recursively (networks and tensors hold none: skipped)"
+    "The torch and numpy generators in `obj`: itself, or in its attributes, lists, tuples and dicts, recursively (networks and tensors hold none: skipped)"
     if id(obj) in seen or isinstance(obj, (nn.Module, torch.Tensor, np.ndarray, str, bytes, int, float)): return []
     seen.add(id(obj))
-    if isinstance(obj, torch.Generator): return [obj]
+    if isinstance(obj, (torch.Generator, np.random.Generator)): return [obj]
     kids = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else vars(obj).values() if hasattr(obj, '__dict__') else ()
     return [g for k in kids for g in _generators(k, seen)]
 
 # %% ../nbs/07a_rl.ipynb #7e31e819
+def _reseed(g, r: int):
+    "Give generator `g` (a copy's) a stream of its own for runner `r`: torch's from its seed and `r`, numpy's from its next number and `r`"
+    if isinstance(g, torch.Generator): g.manual_seed(Seeder([g.initial_seed(), r]).int())
+    else: g.bit_generator.state = type(g.bit_generator)(Seeder([int(g.bit_generator.random_raw()), r]).seq).state
+
 def runner_agent(agent,                               # the run's agent, or what else its collector acts with (a battle's `Players`)
                  r: int                               # a runner's index
                 ):
-    "What runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy in which every torch generator (a selector's, a pool's) draws from a stream of its own"
+    "What runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy in which every generator (a selector's, a pool's, a heuristic's) draws from a stream of its own"
     if r == 0: return agent
     a = copy.deepcopy(agent)
-    for g in _generators(a, set()): g.manual_seed(Seeder([g.initial_seed(), r]).int())
+    for g in _generators(a, set()): _reseed(g, r)
     return a
 
 # %% ../nbs/07a_rl.ipynb #99fc0983

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS
 from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -118,7 +118,7 @@ class SelfPlayConfig(DQNConfig):
     threshold: float | None = None
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3d4fee1c
-_CHANNELS = (lambda v: isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v), 'a tuple of positive integers (empty: no convolutions)')
+_CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integers (empty: no convolutions)')   # core's LAYERS, empty allowed
 
 @patch
 def __post_init__(self: SelfPlayConfig):

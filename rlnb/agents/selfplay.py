@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS, BOOL
 from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -25,12 +25,12 @@ from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
 from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
-from ..memory.experience_replay import ExperienceReplay
+from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
 # %% auto #0
-__all__ = ['make_game', 'BoardQNetwork', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback', 'SelfPlayConfig', 'Snapshots',
-           'SnapshotPool', 'SnapshotCallback', 'SplitReplay']
+__all__ = ['make_game', 'BoardQNetwork', 'mirror_moves', 'MirrorHalf', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback',
+           'SelfPlayConfig', 'Snapshots', 'SnapshotPool', 'SnapshotCallback', 'SplitReplay']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
@@ -59,6 +59,33 @@ class BoardQNetwork(nn.Module):
         x = obs['observation']
         if len(self.conv): x = self.conv(x.permute(0, 3, 1, 2))   # planes first
         return masked(self.head(self.body(x.flatten(1))), obs['action_mask'])
+
+# %% ../../nbs/13_agents.selfplay.ipynb #a9bb77ff
+def mirror_moves(env) -> torch.Tensor:
+    "For each move of the two-player game `env`, the move that mirrors it left to right: each is played first on an empty board, and the cells they fill are compared"
+    cells, p = [], battle_players(env)[0]
+    for a in range(int(env.action_space(p).n)):
+        env.reset(seed=0); mover = env.agent_selection; env.step(a)
+        filled = np.argwhere(np.asarray(env.observe(mover)['observation']).sum(-1))
+        cells.append(tuple(int(i) for i in filled[0]) if len(filled) == 1 else None)
+    env.reset(seed=0)
+    W = env.observation_space(p)['observation'].shape[1]
+    mirror = [cells.index((c[0], W - 1 - c[1])) if c is not None and (c[0], W - 1 - c[1]) in cells else None for c in cells]
+    if None in mirror: raise ValueError(f'This game has no left-right mirror of its first moves (move {mirror.index(None)} does not fill one cell whose mirror another move fills): train it with mirror=False.')
+    return torch.tensor(mirror)
+
+# %% ../../nbs/13_agents.selfplay.ipynb #86307f74
+class MirrorHalf:
+    "Shows the second half of each sampled batch in the mirror: board planes flipped left to right, moves and legal masks permuted to match (`mirror_moves`)"
+    def __init__(self, moves: torch.Tensor): self.moves = moves   # the mirror of each move (an involution)
+    def board(self, o: dict, k: int) -> dict:
+        m = self.moves.to(o['action_mask'].device)
+        return dict(observation=torch.cat([o['observation'][:k], o['observation'][k:].flip(2)]), action_mask=torch.cat([o['action_mask'][:k], o['action_mask'][k:][:, m]]))
+    def __call__(self, b):
+        if not isinstance(b, ReplayBatch): return tuple(self(x) for x in b)   # a rival's run: a batch from each replay
+        s, k = b.step, len(b.step.action) // 2
+        a = torch.cat([s.action[:k], self.moves.to(s.action.device)[s.action[k:]]])
+        return b._replace(step=s._replace(obs=self.board(s.obs, k), action=a, next_obs=self.board(s.next_obs, k)))
 
 # %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
 class NegamaxBootstrap:
@@ -109,6 +136,7 @@ class SelfPlayConfig(DQNConfig):
     eps_fraction: float = 0.5     # the fraction of the run over which ε decays from 1
     hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
     conv: tuple = ()              # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
+    mirror: bool = False          # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
     loss: str = 'mse'             # the TD loss
     target_update: str | None = 'hard'   # a target network, copied every `target_every` updates
     target_every: int = 500
@@ -123,7 +151,7 @@ _CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integ
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
-    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS)
+    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS, mirror=BOOL)
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
@@ -314,6 +342,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
         replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
     _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
+    if cfg.mirror: data = tn.Mapper(data, MirrorHalf(mirror_moves(envs[0])))
     ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]

@@ -341,7 +341,7 @@ def run_dir_repairs() -> list:
                   code == 0 and (R/'checkpoints'/(ck[-1].name + '.corrupt')).exists() and 'moved it to' in ' '.join(lines)))
     full = TMP/'full-first'
     script = ('import resource, signal, sys\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\nresource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))\n'
-              f'from rlnb.train import main\nsys.exit(main(["train", "dqn", "--steps", "1500", "--out", {str(full)!r}, "--no-progress"]))')
+              f'from rlnb.cli import main\nsys.exit(main(["train", "dqn", "--steps", "1500", "--out", {str(full)!r}, "--no-progress"]))')
     r = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True)
     cases.append(('full disk before the first checkpoint', 'exit=2 lines=1 no run directory left', f'exit={r.returncode} lines={len(r.stderr.strip().splitlines())} left={full.exists()}',
                   r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and not full.exists()))

@@ -64,6 +64,7 @@ from .hub import *
 from .tune import *
 from .presets import *
 from .train import *
+from .cli import *
 
 # %% ../nbs/99_all.ipynb #6b435674
 __all__ = [n for n in dir() if not n.startswith('_')]   # replaces the empty list nbdev writes: what the star imports brought in

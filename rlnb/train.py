@@ -1,4 +1,4 @@
-"""Training runs from presets (`rlnb.presets`), and the `rlnb` command line: `rlnb train`, `rlnb eval`, `rlnb presets`, `rlnb demo`.
+"""Training runs from presets (`rlnb.presets`): train, resume, evaluate and export a run directory. The `rlnb` command line that calls them is `20c_cli`.
 
 Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
@@ -6,18 +6,16 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import argparse, contextlib, errno, json, re, signal, sys, threading, time, warnings
+import contextlib, json, re, sys, time
 from dataclasses import replace
 from pathlib import Path
 import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import load_checkpoint, CheckpointError, seed_everything, LEARNING_RATE, POSITIVE_INT
+from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
-from .data.gym import EnvError
 from .rl import run_envs
-from .data.runner import RunnerError
 from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
@@ -25,14 +23,12 @@ from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
                        confirm_saved_env, RunInterrupted)
 from .export import export_learner
-from .tune import run_study
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
-from .track import TRACKERS, TrackCallback, check_tracker, open_tracker, tracking_of
-from .presets import PRESETS, ENV_PRESETS, get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, parse_settings, loaded_learner, SPACES
+from .track import TrackCallback, check_tracker, open_tracker, tracking_of
+from .presets import get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, loaded_learner
 
 # %% auto #0
-__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint', 'parser', 'Terminated',
-           'main']
+__all__ = ['demo', 'run_preset', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -111,7 +107,11 @@ def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
     return learn
 
 # %% ../nbs/20_train.ipynb #fa07787c
-def _what_to_run(algo, env, seed, config) -> tuple:
+def run_preset(algo: str | None,                     # the algorithm asked for (None: the file's, or dqn)
+               env: str | None,                      # the environment asked for (None: the preset's, or the file's)
+               seed: int | None,                     # the seed asked for (None: the file's)
+               config                                # a run's config.json, or None for a new preset run
+              ) -> tuple:
     "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's; a given `env` only confirms it)"
     if config is None:
         if env is not None: check_env_id(env)
@@ -183,7 +183,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               track: str | None = None              # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
-    p, seed = _what_to_run(algo, env, seed, config)
+    p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video); check_fits(p)
@@ -339,147 +339,3 @@ def export_checkpoint(path,                          # a checkpoint written by `
         if push_to is not None: out['hub']['url'] = push(hub, push_to)
     if onnx is None and torchscript is None: return out
     with loaded_learner(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn: return out | export_learner(learn, onnx, torchscript)
-
-# %% ../nbs/20_train.ipynb #c7824259
-def _train_args(t: argparse.ArgumentParser):
-    "Add the arguments of `rlnb train` to its subparser `t`"
-    t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}")
-    t.add_argument('--env', help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
-    t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
-    t.add_argument('--seed', type=int, help='seed (default 0)')
-    t.add_argument('--n-envs', type=int, help='envs collecting side by side (default: the preset\'s)')
-    t.add_argument('--runners', type=int, help='collect in this many Ray actors, each with n-envs / runners envs (needs rlnb[ray]; RAY_ADDRESS names a cluster)')
-    t.add_argument('--async', dest='async_runners', action='store_const', const=True, help='with --runners: take whichever fragment is ready (off-policy algorithms)')
-    t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
-    t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
-    t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
-    t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
-    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how)')
-    t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
-    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
-    t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
-    t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
-
-# %% ../nbs/20_train.ipynb #f7d59549
-def _tune_args(u: argparse.ArgumentParser):
-    "Add the arguments of `rlnb tune` to its subparser `u`"
-    u.add_argument('algo', help=f"a preset with a search space: {', '.join(SPACES)}")
-    u.add_argument('--env', help="environment id (default: the preset's)")
-    u.add_argument('--trials', type=int, default=20, help='trials the study should have finished in all (default 20; the same command continues a stopped study)')
-    u.add_argument('--steps', type=int, help="env steps per trial (default: the preset's)")
-    u.add_argument('--storage', help='Optuna storage shared and kept across runs, e.g. sqlite:///tune.db (default: in memory)')
-    u.add_argument('--study', help='the study name (default ALGO-ENV)')
-    u.add_argument('--jobs', type=int, default=1, help='trials at a time, in that many processes (needs --storage)')
-    u.add_argument('--out', default='runs/tune', help='trials go to OUT/STUDY/trial-N (default runs/tune)')
-    u.add_argument('--seed', type=int, default=0, help="seeds the sampler and every trial's run (default 0)")
-    u.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='a setting every trial keeps (repeatable): --set eval_every=1000')
-    u.add_argument('--no-progress', dest='progress', action='store_false', help="hide Optuna's progress bar")
-
-# %% ../nbs/20_train.ipynb #7149946c
-def parser() -> argparse.ArgumentParser:
-    "The `rlnb` argument parser"
-    p = argparse.ArgumentParser(prog='rlnb', description='rlnb: literate reinforcement learning. Train, evaluate and inspect agents.')
-    p.add_argument('--version', action='version', version=f'rlnb {rlnb.__version__}')
-    sub = p.add_subparsers(dest='command', metavar='COMMAND')
-    d = sub.add_parser('demo', help="fit the learner's linear-regression demo and print the result")
-    d.add_argument('--batches', type=int, default=300, help='number of batches to fit (default 300)')
-    d.add_argument('--lr', type=float, default=0.1, help='SGD learning rate (default 0.1)')
-    d.add_argument('--seed', type=int, default=0, help='seed for the data and the model (default 0)')
-    d.add_argument('--out', default='runs/demo', help='run directory for metrics.csv and loss.png (default runs/demo)')
-    d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
-    _train_args(sub.add_parser('train', help='train a preset agent and write a run directory'))
-    e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
-    e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
-    e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
-    e.add_argument('--video', metavar='DIR', help='also record the worst, the median and the best episode as videos into DIR')
-    e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
-    e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
-    e.add_argument('--opponent', default='random', help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or another checkpoint of the same game")
-    x = sub.add_parser('export', help="write a checkpoint's greedy policy as ONNX or TorchScript, and print its parity with the agent")
-    x.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
-    x.add_argument('--onnx', metavar='FILE', help='write an ONNX file (needs rlnb[export])')
-    x.add_argument('--torchscript', metavar='FILE', help='write a TorchScript file (torch.jit.load reads it)')
-    x.add_argument('--hub', metavar='DIR', help='write the run as a folder to share on the Hugging Face Hub: weights, config, model card (needs rlnb[hub])')
-    x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
-    x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
-    _tune_args(sub.add_parser('tune', help="tune a preset's hyperparameters with Optuna: trials as runs, pruned on their evaluations, resumable (needs rlnb[tune])"))
-    sub.add_parser('presets', help='list the algorithms and their default environments')
-    return p
-
-# %% ../nbs/20_train.ipynb #8540c505
-def _train_cmd(args) -> dict:
-    if args.resume:
-        if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")
-        if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
-            raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
-        if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
-        if args.track and args.track != (tracking_of(args.resume) or {}).get('tracker'):
-            raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the tracker it started with (its tracking.json): drop --track.")
-        for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
-            if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
-        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
-                          runners=args.runners, async_runners=args.async_runners)
-    if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
-    seed = args.seed if args.seed is not None or args.config else 0
-    p, _ = _what_to_run(args.algo, args.env, seed, args.config)
-    changes = parse_settings(p.cfg, args.settings, p.algo)
-    return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track)
-
-# %% ../nbs/20_train.ipynb #5e58b303
-def _tune_cmd(args) -> dict:
-    "`rlnb tune`: the settings checked, Optuna's presence checked, then the study (`19f_tune`)"
-    p = get_preset(args.algo, args.env)
-    fixed = parse_settings(p.cfg, args.settings, p.algo)
-    try: import optuna
-    except ImportError: raise ValueError('rlnb tune needs optuna: pip install "rlnb[tune]"') from None
-    return run_study(args.algo, train_run, args.env, args.trials, args.steps, args.storage, args.study, args.out, args.seed, fixed, args.jobs, args.progress)
-
-# %% ../nbs/20_train.ipynb #d1c17d79
-class Terminated(KeyboardInterrupt):
-    "SIGTERM outside a training loop (while building, evaluating, writing): unwinds like Ctrl-C, so that every `finally` and `with` closes what it opened"
-
-@contextlib.contextmanager
-def _sigterm_unwinds():
-    "Within (main thread only): SIGTERM raises `Terminated`; `stop_on_signals` takes over while a run trains"
-    if threading.current_thread() is not threading.main_thread(): yield; return
-    def handler(sig, frame): raise Terminated()
-    prev = signal.signal(signal.SIGTERM, handler)
-    try: yield
-    finally: signal.signal(signal.SIGTERM, prev)
-
-# %% ../nbs/20_train.ipynb #0a521f95
-def _os_error(err: OSError) -> str:
-    "One line for a failed write or read: what, where, and what to do"
-    where = f" ('{err.filename}')" if err.filename else ''
-    if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free space, then resume with rlnb train --resume."
-    return f"{err.strerror or err}{where}"
-
-# %% ../nbs/20_train.ipynb #7fa20055
-def main(argv: list[str] | None = None         # the arguments (default: sys.argv[1:])
-        ) -> int:
-    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130, SIGTERM 143"
-    p = parser()
-    args = p.parse_args(argv)
-    if args.command is None: p.print_help(); return 0
-    try:
-        with _sigterm_unwinds():
-            if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
-            elif args.command == 'train':
-                if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
-                print(json.dumps(_train_cmd(args)))
-            elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
-            elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))
-            elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
-            elif args.command == 'presets':
-                for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
-    except RunInterrupted as err:
-        print(f'rlnb {args.command}: {err}', file=sys.stderr); return err.code
-    except KeyboardInterrupt as err:
-        print(f"rlnb {args.command}: aborted by {'SIGTERM' if isinstance(err, Terminated) else 'Ctrl-C'}", file=sys.stderr); return 143 if isinstance(err, Terminated) else 130
-    except (ValueError, FileNotFoundError, CheckpointError, EnvError, RunnerError, ImportError) as err:
-        print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
-    except OSError as err:
-        print(f'rlnb {args.command}: error: {_os_error(err)}', file=sys.stderr); return 2
-    return 0

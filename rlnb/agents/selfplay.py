@@ -61,7 +61,8 @@ class BoardQNetwork(nn.Module):
         return masked(self.head(self.body(x.flatten(1))), obs['action_mask'])
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a9bb77ff
-def mirror_moves(env) -> torch.Tensor:
+def mirror_moves(env                                  # a two-player PettingZoo game (it is reset: use one not in play)
+                ) -> torch.Tensor:
     "For each move of the two-player game `env`, the move that mirrors it left to right: each is played first on an empty board, and the cells they fill are compared"
     cells, p = [], battle_players(env)[0]
     for a in range(int(env.action_space(p).n)):
@@ -78,14 +79,24 @@ def mirror_moves(env) -> torch.Tensor:
 class MirrorHalf:
     "Shows the second half of each sampled batch in the mirror: board planes flipped left to right, moves and legal masks permuted to match (`mirror_moves`)"
     def __init__(self, moves: torch.Tensor): self.moves = moves   # the mirror of each move (an involution)
-    def board(self, o: dict, k: int) -> dict:
+    def board(self,
+              o: dict,                                 # board observations: `observation` planes [B, H, W, C], `action_mask` [B, moves]
+              k: int                                   # rows from `k` on are mirrored
+             ) -> dict:
+        "The observations with rows `k:` flipped left to right"
         m = self.moves.to(o['action_mask'].device)
         return dict(observation=torch.cat([o['observation'][:k], o['observation'][k:].flip(2)]), action_mask=torch.cat([o['action_mask'][:k], o['action_mask'][k:][:, m]]))
-    def __call__(self, b):
-        if not isinstance(b, ReplayBatch): return tuple(self(x) for x in b)   # a rival's run: a batch from each replay
-        s, k = b.step, len(b.step.action) // 2
-        a = torch.cat([s.action[:k], self.moves.to(s.action.device)[s.action[k:]]])
-        return b._replace(step=s._replace(obs=self.board(s.obs, k), action=a, next_obs=self.board(s.next_obs, k)))
+
+# %% ../../nbs/13_agents.selfplay.ipynb #d24389e5
+@patch
+def __call__(self: MirrorHalf,
+             b                                     # a `ReplayBatch`, or a tuple of them (a rival's run: one from each replay)
+            ):
+    "The batch with its second half in the mirror"
+    if not isinstance(b, ReplayBatch): return tuple(self(x) for x in b)   # a rival's run: a batch from each replay
+    s, k = b.step, len(b.step.action) // 2
+    a = torch.cat([s.action[:k], self.moves.to(s.action.device)[s.action[k:]]])
+    return b._replace(step=s._replace(obs=self.board(s.obs, k), action=a, next_obs=self.board(s.next_obs, k)))
 
 # %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
 class NegamaxBootstrap:

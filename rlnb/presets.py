@@ -120,12 +120,16 @@ PRESETS = {p.algo: p for p in [
     Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 
+_CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4, buffer=200_000, target_every=1_000, eps_end=0.05, eps_fraction=0.3,
+                               mirror=True, eval_every=50_000, eval_opponent='lookahead')   # bench/selfplay.py's mirror runs (90_benchmarks)
+
 ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
                                            gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
                                            eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
     *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
     *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
+    Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored batches; evaluated against the lookahead player'),
 ]}
 
 # %% ../nbs/19b_presets.ipynb #b7acb034

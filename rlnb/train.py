@@ -16,7 +16,7 @@ import rlnb
 from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
-from .data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
+from .data.battle import HEURISTICS, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
@@ -280,12 +280,10 @@ def load_agent(path,                                 # a checkpoint written by `
     if is_hub_folder(path): return agent_from_folder(path)   # `19e_hub`
     with loaded_learner(path, env) as learn: return learn.evaluator.eval_agent
 
-_OPPONENTS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # `rlnb eval --opponent NAME`
-
 def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -> dict:
-    "A board game's checkpoint: `games` greedy games per seat against a named player (`_OPPONENTS`) or the agent of another checkpoint of the same game"
+    "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game"
     with contextlib.ExitStack() as stack:
-        if opponent in _OPPONENTS: opp = _OPPONENTS[opponent](seed)
+        if opponent in HEURISTICS: opp = HEURISTICS[opponent](seed)
         else:
             other = stack.enter_context(loaded_learner(opponent))
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")

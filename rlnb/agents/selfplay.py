@@ -24,7 +24,7 @@ from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
+from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games, HEURISTICS
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
@@ -115,7 +115,7 @@ class BattleResult(NamedTuple):
     second: dict
 
 class BattleEvalCallback(EvalCallback):
-    "Every `period` env steps, `n_episodes` greedy games per seat against `opponent`: logs `eval_return` (wins minus losses per game) and each seat's non-loss rate"
+    "Every `period` env steps, `n_episodes` greedy games per seat against `opponent`: logs `eval_return` (wins minus losses per game) and each seat's non-loss and win rates"
     def __init__(self,
                  envs: list,                           # evaluation games, apart from the training ones
                  agent,                                # plays greedily (the trained network)
@@ -152,7 +152,8 @@ class SelfPlayConfig(DQNConfig):
     target_update: str | None = 'hard'   # a target network, copied every `target_every` updates
     target_every: int = 500
     eval_every: int = 10_000      # transitions between evaluations
-    eval_episodes: int = 100      # greedy games per seat against a random player, at each evaluation
+    eval_episodes: int = 100      # greedy games per seat at each evaluation
+    eval_opponent: str = 'random' # whom those games are against: a fixed player of `HEURISTICS` ('random', 'minimax' for tic-tac-toe, 'lookahead' for Connect Four)
     eval_envs: int = 8            # games played at once in evaluation
     threshold: float | None = None
 
@@ -162,11 +163,20 @@ _CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integ
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
-    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS, mirror=BOOL)
+    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS))
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
+
+# %% ../../nbs/13_agents.selfplay.ipynb #5d438d18
+def _eval_opponent(cfg: SelfPlayConfig, seed: int, ex: dict):
+    "The fixed player `cfg.eval_opponent` names, seeded; refused at once if it plays on another board than the game's example `ex`"
+    cls, shape = HEURISTICS[cfg.eval_opponent], tuple(ex['observation'].shape[1:])
+    if getattr(cls, 'board', None) not in (None, shape):
+        fits = [k for k, v in HEURISTICS.items() if getattr(v, 'board', None) in (None, shape)]
+        raise ValueError(f"SelfPlayConfig.eval_opponent = {cfg.eval_opponent!r} plays on boards of shape {cls.board}, and this game's are {shape}: choose one of {fits}.")
+    return cls(seed)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #2471983e
 @patch
@@ -181,7 +191,7 @@ def evaluate(self: BattleEvalCallback,
     w, l = (float(np.mean([r[k] for r in res.values()])) for k in ('win', 'loss'))
     m, ret = self.learn.metrics, w - l
     m.log('eval_return', ret, env_step)
-    for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step)
+    for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step); m.log(f'eval_win_{seat}', r['win'], env_step)
     if self.threshold is not None and self.solved_at is None and ret >= self.threshold: self.solved_at = env_step
     self.last = BattleResult(ret, float(np.sqrt(max(w + l - ret ** 2, 0.))), res['first'], res['second'])
     return self.last
@@ -354,7 +364,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     if cfg.mirror: data = tn.Mapper(data, MirrorHalf(mirror_moves(envs[0])))
-    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, LegalRandomAgent(seeds[4].int()), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, _eval_opponent(cfg, seeds[4].int(), ex), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]

@@ -20,9 +20,9 @@ from ..agent import EpsilonGreedySelector, q_and_info
 from .collector import Collector
 
 # %% auto #0
-__all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead', 'play_games',
-           'OpponentPool', 'battle_model', 'Players']
+__all__ = ['ILLEGAL', 'HEURISTICS', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent',
+           'battle_players', 'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead',
+           'play_games', 'OpponentPool', 'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -304,18 +304,20 @@ class _Heuristic:
         self.rng = np.random.default_rng(seed)
     def state_dict(self) -> dict: return {'rng': self.rng.bit_generator.state}
     def load_state_dict(self, state: dict): self.rng.bit_generator.state = state['rng']; return self
-    def _board(self, obs: dict, shape: tuple) -> np.ndarray:
+    board: tuple = None                               # the board it plays on, `(H, W, C)`
+    def _board(self, obs: dict) -> np.ndarray:
         b = obs['observation'].cpu().numpy()
-        if b.shape[1:] != shape: raise ValueError(f"{type(self).__name__} plays on boards of shape {shape}, and this game's are {b.shape[1:]}.")
+        if b.shape[1:] != self.board: raise ValueError(f"{type(self).__name__} plays on boards of shape {self.board}, and this game's are {b.shape[1:]}.")
         return b
 
 class TicTacToeMinimax(_Heuristic):
     "A perfect tic-tac-toe player, random among equally good moves"
+    board = (3, 3, 2)
     def act(self,
             obs: dict,                            # tic-tac-toe boards `[B, 3, 3, 2]`: the mover's pieces, the opponent's
             deterministic: bool = False):         # ignored: every move it makes is a best one
         out = []
-        for b in self._board(obs, (3, 3, 2)):
+        for b in self._board(obs):
             mine, theirs = (sum(1 << k for k in range(9) if b[..., c].flatten()[k] > 0) for c in (0, 1))
             vals = {k: -_negamax(theirs, mine | 1 << k) for k in range(9) if not (mine | theirs) >> k & 1}
             out.append(int(self.rng.choice([k for k, v in vals.items() if v == max(vals.values())])))
@@ -337,16 +339,20 @@ def _wins(board: np.ndarray, col: int) -> bool:
 
 class ConnectFourLookahead(_Heuristic):
     "Connect Four one move deep: win now if it can, else block the opponent's immediate win, else a random legal move"
+    board = (6, 7, 2)
     def act(self,
             obs: dict,                            # Connect Four boards `[B, 6, 7, 2]` and `action_mask` `[B, 7]`
             deterministic: bool = False):         # ignored
         out = []
-        for b, m in zip(self._board(obs, (6, 7, 2)), obs['action_mask'].cpu().numpy()):
+        for b, m in zip(self._board(obs), obs['action_mask'].cpu().numpy()):
             legal = np.flatnonzero(m)
             win = [c for c in legal if _wins(b, c)]
             block = [c for c in legal if _wins(b[..., ::-1], c)]
             out.append(int((win or block or [self.rng.choice(legal)])[0]))
         return torch.tensor(out), {}
+
+# %% ../../nbs/05h_data.battle.ipynb #3b2ce6a6
+HEURISTICS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # each built from a seed
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
 def play_games(envs: list,                           # AEC envs of one game

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS, BOOL
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS, BOOL, UNIT
 from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -134,6 +134,7 @@ class SelfPlayConfig(DQNConfig):
     opponent: str = 'self'        # whom the network plays: 'self' (both seats, negamax targets), 'pool' (its last `pool` snapshots, from its own seat), 'rival' (a second network that learns too)
     pool: int = 5                 # snapshots in the pool (opponent='pool')
     snapshot_every: int = 10_000  # transitions between snapshots into the pool (opponent='pool')
+    pool_eps: float = 0.          # the snapshots' ε (opponent='pool'): how often they move at random
     total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
@@ -163,7 +164,7 @@ _CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integ
 @patch
 def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
-    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS))
+    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, pool_eps=UNIT, conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS))
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'), ('head', self.head != 'categorical', 'illegal moves are masked in Q-values, not in distributions'),
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
@@ -205,7 +206,7 @@ def unused(self: SelfPlayConfig,
            names                           # field names a user set
           ) -> list:
     "Those of `names` that this config's switches leave without effect: DQN's, and the pool's without opponent='pool'"
-    return DQNConfig.unused(self, names) + [f"{n} (it needs opponent='pool')" for n in ('pool', 'snapshot_every') if n in names and self.opponent != 'pool']
+    return DQNConfig.unused(self, names) + [f"{n} (it needs opponent='pool')" for n in ('pool', 'snapshot_every', 'pool_eps') if n in names and self.opponent != 'pool']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #8284b87e
 @patch(cls_method=True)
@@ -351,7 +352,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
         return Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps) // share)), seed=seed))
     rival = cfg.opponent == 'rival'
     agent, model = explorer(net, seeds[1].int(), 2 if rival else 1), net
-    pool = SnapshotPool(net, n, cfg.pool, seed=seeds[5].int() % 2**31) if cfg.opponent == 'pool' else None
+    pool = SnapshotPool(net, n, cfg.pool, cfg.pool_eps, seed=seeds[5].int() % 2**31) if cfg.opponent == 'pool' else None
     if rival:   # a second network of its own, with its own replay, loss and optimizer
         net2, loss2 = seeded_init(seeds[6].int(), build)
         other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])

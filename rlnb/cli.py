@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
             elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))
             elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
             elif args.command == 'presets':
-                for pr in [*PRESETS.values(), *ENV_PRESETS.values()]: print(f'{pr.algo:<16} {pr.env:<14} {pr.summary}')
+                ps = [*PRESETS.values(), *ENV_PRESETS.values()]; w = max(len(pr.env) for pr in ps)
+                for pr in ps: print(f'{pr.algo:<16} {pr.env:<{w}}  {pr.summary}')
     except RunInterrupted as err:
         print(f'rlnb {args.command}: {err}', file=sys.stderr); return err.code
     except KeyboardInterrupt as err:

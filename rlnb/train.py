@@ -16,7 +16,7 @@ import rlnb
 from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
-from .data.battle import HEURISTICS, play_games
+from .data.battle import HEURISTICS, fixed_player, battle_players, play_games
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
@@ -283,12 +283,12 @@ def load_agent(path,                                 # a checkpoint written by `
 def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -> dict:
     "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game"
     with contextlib.ExitStack() as stack:
-        if opponent in HEURISTICS: opp = HEURISTICS[opponent](seed)
+        envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
+        if opponent in HEURISTICS: opp = fixed_player(opponent, seed, envs[0].observation_space(battle_players(envs[0])[0])['observation'].shape)
         else:
             other = stack.enter_context(loaded_learner(opponent))
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
-        envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
         res = play_games(envs, agent, opp, games, seed=seed)
     return dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
                 mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])

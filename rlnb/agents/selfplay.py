@@ -24,7 +24,7 @@ from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games, HEURISTICS
+from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games, HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 
@@ -169,15 +169,6 @@ def __post_init__(self: SelfPlayConfig):
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
-
-# %% ../../nbs/13_agents.selfplay.ipynb #5d438d18
-def _eval_opponent(cfg: SelfPlayConfig, seed: int, ex: dict):
-    "The fixed player `cfg.eval_opponent` names, seeded; refused at once if it plays on another board than the game's example `ex`"
-    cls, shape = HEURISTICS[cfg.eval_opponent], tuple(ex['observation'].shape[1:])
-    if getattr(cls, 'board', None) not in (None, shape):
-        fits = [k for k, v in HEURISTICS.items() if getattr(v, 'board', None) in (None, shape)]
-        raise ValueError(f"SelfPlayConfig.eval_opponent = {cfg.eval_opponent!r} plays on boards of shape {cls.board}, and this game's are {shape}: choose one of {fits}.")
-    return cls(seed)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #2471983e
 @patch
@@ -365,7 +356,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     if cfg.mirror: data = tn.Mapper(data, MirrorHalf(mirror_moves(envs[0])))
-    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, _eval_opponent(cfg, seeds[4].int(), ex), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, fixed_player(cfg.eval_opponent, seeds[4].int(), ex['observation'].shape[1:]), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]

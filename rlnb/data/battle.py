@@ -22,7 +22,7 @@ from .collector import Collector
 # %% auto #0
 __all__ = ['ILLEGAL', 'HEURISTICS', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent',
            'battle_players', 'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead',
-           'play_games', 'OpponentPool', 'battle_model', 'Players']
+           'fixed_player', 'play_games', 'OpponentPool', 'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -353,6 +353,16 @@ class ConnectFourLookahead(_Heuristic):
 
 # %% ../../nbs/05h_data.battle.ipynb #3b2ce6a6
 HEURISTICS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # each built from a seed
+
+def fixed_player(name: str,                          # a key of `HEURISTICS`
+                 seed: int,                          # seeds its choices
+                 board: tuple):                      # the game's board, `(H, W, C)`
+    "The fixed player `name`, seeded; refused at once, with the players that fit, if it plays on another board"
+    cls, board = HEURISTICS[name], tuple(board)
+    if getattr(cls, 'board', None) not in (None, board):
+        fits = [k for k, v in HEURISTICS.items() if getattr(v, 'board', None) in (None, board)]
+        raise ValueError(f"{cls.__name__} plays on boards of shape {cls.board}, and this game's are {board}: choose one of {fits}.")
+    return cls(seed)
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
 def play_games(envs: list,                           # AEC envs of one game

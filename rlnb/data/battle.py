@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 # %% ../../nbs/05h_data.battle.ipynb #d9107efb
 from __future__ import annotations
 from functools import lru_cache
+import warnings, zlib
 from typing import NamedTuple
 from fastcore.basics import patch
 import numpy as np
@@ -172,7 +173,10 @@ def _new_game(self: BattleCollector, i: int):
     seat = self.seat if self.seat is not None else k % len(self.players)
     self.learning[i] = set(self.players) if self.opponent is None else {self.players[seat]}
     self.opp[i] = {p: self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent for p in self.players if p not in self.learning[i]}
-    self.seat_of[i], self.pending[i], self.ret[i], self.plies[i] = seat, {}, dict.fromkeys(self.players, 0.), 0
+    self.seat_of[i], self.pending[i], self.ret[i], self.moves[i] = seat, {}, dict.fromkeys(self.players, 0.), []
+
+@patch(as_prop=True)
+def plies(self: BattleCollector) -> list: return [len(m) for m in self.moves]   # moves made so far in each env's game
 
 # %% ../../nbs/05h_data.battle.ipynb #41fd9a2e
 @patch
@@ -180,22 +184,35 @@ def reset(self: BattleCollector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     st = initial_state or {}
     self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
-    self.start_step, self.restarted = self.env_step, initial_state is not None   # AEC games cannot be snapshotted: a resumed collector starts new games
+    self.start_step, self.restarted = self.env_step, False   # restarted: a game under way when the state was saved had to start anew
     if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if 'opponent' in st: self.opponent.load_state_dict(st['opponent'])
+    if 'outcomes' in st: self.outcomes[:] = st['outcomes']
     n = self.n_envs
     self.games, self.done = [0] * n, [False] * n
-    self.learning, self.opp, self.seat_of, self.pending, self.ret, self.plies = [None] * n, [None] * n, [0] * n, [None] * n, [None] * n, [0] * n
+    self.learning, self.opp, self.seat_of, self.pending, self.ret, self.moves = [None] * n, [None] * n, [0] * n, [None] * n, [None] * n, [[] for _ in range(n)]
     for i in range(n):
         if self.quota is not None and self.quota[i] == 0: self.done[i] = True
-        else: self._new_game(i)
+        elif initial_state is None: self._new_game(i)
+        elif not self._resume_game(i, st): self._new_game(i); self.restarted = True
 
 @patch
 def get_state(self: BattleCollector) -> dict:
-    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes)
+    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, outcomes=self.outcomes.tolist(),
+              games=list(self.games), done=list(self.done), moves=[list(m) for m in self.moves], positions=[self._position(i) for i in range(self.n_envs)])
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
-    if self.opponent_learns and hasattr(self.opponent, 'state_dict'): st['opponent'] = self.opponent.state_dict()
+    if hasattr(self.opponent, 'state_dict') and not hasattr(self.opponent, 'pick'): st['opponent'] = self.opponent.state_dict()   # a pool's state is its owner's to save
     return st
+
+
+# %% ../../nbs/05h_data.battle.ipynb #8dfba47f
+@patch
+def _position(self: BattleCollector, i: int) -> int:
+    "A checksum of env i's position (whose turn, and what they observe), 0 once its games are played: what a resumed game must reach again"
+    e = self.envs[i]
+    if self.done[i] or not e.agents: return 0
+    b = self._board([e.observe(e.agent_selection)])
+    return zlib.crc32(b''.join(v.numpy().tobytes() for v in b.values()) + e.agent_selection.encode())
 
 # %% ../../nbs/05h_data.battle.ipynb #2783f7e9
 @patch
@@ -205,7 +222,7 @@ def _end(self: BattleCollector, i: int):
     self.outcomes[seat, 0 if r > 0 else 1 if r == 0 else 2] += 1
     self.episodes += 1
     if 'on_episode_end' in self._dispatch:
-        self.finished = dict(env=torch.tensor([i]), ret=torch.tensor([r]), len=torch.tensor([self.plies[i]]))
+        self.finished = dict(env=torch.tensor([i]), ret=torch.tensor([r]), len=torch.tensor([len(self.moves[i])]))
         self('on_episode_end')
     if self.quota is not None and self.games[i] >= self.quota[i]: self.done[i] = True
     else: self._new_game(i)
@@ -247,7 +264,7 @@ def next(self: BattleCollector) -> Step:
             moves[i] = m
             if (a is self.agent or self.opponent_learns) and not self.negamax: self.pending[i][p] = (o, m)
     for i, p, o in turns:
-        self.envs[i].step(moves[i]); self.plies[i] += 1
+        self.envs[i].step(moves[i]); self.moves[i].append(moves[i])
         if self.negamax: rows.append((o, moves[i], *self._answer(self.envs[i], p), i, 0))
     self.vector_step += 1; self.env_step += len(rows)
     if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool),
@@ -404,6 +421,37 @@ class OpponentPool:
         return self.agents[int(torch.randint(len(self.agents), (1,), generator=self.gen))]
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
     def load_state_dict(self, state: dict): set_rng_state(self.gen, state['rng']); return self
+
+# %% ../../nbs/05h_data.battle.ipynb #cec952af
+@patch
+def _replay(self: BattleCollector, i: int, moves: list) -> bool:
+    "Make `moves` again in env i's new game as `next` made them: the returns and the moves awaiting an answer come back; False if the game ended on the way"
+    e = self.envs[i]
+    for m in moves:
+        while True:   # as in `next`: the players whose game is over leave before the next move
+            p = e.agent_selection
+            obs, r, term, trunc, _ = e.last()
+            self.ret[i][p] += r; self.pending[i].pop(p, None)   # an answered move's transition was yielded before the state was saved
+            if not (term or trunc): break
+            e.step(None)
+            if not e.agents: return False
+        if (p in self.learning[i] or self.opponent_learns) and not self.negamax: self.pending[i][p] = (obs, m)
+        e.step(m); self.moves[i].append(m)
+    return True
+
+# %% ../../nbs/05h_data.battle.ipynb #a8b1dd55
+@patch
+def _resume_game(self: BattleCollector, i: int, st: dict) -> bool:
+    "Env i as the saved state `st` left it: its quota played, or its game under way replayed; False where a new game must start"
+    if 'moves' not in st: return False   # an older rlnb's state
+    self.games[i] = st['games'][i]
+    if st['done'][i]: self.done[i] = True; return True
+    if hasattr(self.opponent, 'pick'): return False   # the member drawn may be gone from the pool
+    self.games[i] -= 1; self._new_game(i)   # the same game again, from its reset
+    if self._replay(i, st['moves'][i]) and self._position(i) == st['positions'][i]: return True
+    warnings.warn(f'BattleCollector: the game in env {i} did not reach its saved position when its {len(st["moves"][i])} moves were made again '
+                  '(a game with chance in it?): it starts anew.')
+    return False
 
 # %% ../../nbs/05h_data.battle.ipynb #143ef14d
 def battle_model(learner,                              # the agent that learns

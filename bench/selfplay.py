@@ -2,7 +2,7 @@
 
 Tic-tac-toe (default): each seed trains `SelfPlayConfig(...).learner(game)` for --steps
 transitions, then plays --games greedy games per seat against a uniformly random legal player and --strong-games per
-seat against a perfect minimax player (`rlnb.data.battle.TicTacToeMinimax`: negamax, ties between equally good moves
+seat against a perfect minimax player (`rlnb.data.heuristics.TicTacToeMinimax`: negamax, ties between equally good moves
 broken at random, so the games vary). A perfect player never loses: non-loss 100% against random play in both seats,
 and every game against minimax drawn.
 
@@ -21,17 +21,18 @@ the seeds of the draw rate over both seats; Connect Four: the lookahead rates in
     python bench/selfplay.py --game connect_four_v3 --steps 200000 --seeds 0,1 --games 200 --strong-games 100
     python bench/selfplay.py --game connect_four_v3 --steps 400000 --seeds 0 --strong-games 50 --curve 50000   # the win-rate curve against the lookahead player
 """
-import argparse, json, time
+import argparse, time
 from record import add_save, report
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-import numpy as np, torch
+import torch
 
 def run(args):
     seed, game, steps, games, strong_games, changes, curve = args
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, make_game
-    from rlnb.data.battle import LegalRandomAgent, TicTacToeMinimax, ConnectFourLookahead, play_games
+    from rlnb.data.battle import LegalRandomAgent, play_games
+    from rlnb.data.heuristics import TicTacToeMinimax, ConnectFourLookahead
     from rlnb.callback import Callback
     from rlnb.loop import Cycle
     strong_player = TicTacToeMinimax if game == 'tictactoe_v3' else ConnectFourLookahead

@@ -30,6 +30,7 @@ from .data.fleet import *
 from .data.ray_eval import *
 from .data.count import *
 from .data.battle import *
+from .data.heuristics import *
 from .data.pixels import *
 from .memory.samplers import *
 from .memory.experience_replay import *

@@ -16,7 +16,8 @@ import rlnb
 from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
-from .data.battle import HEURISTICS, fixed_player, battle_players, play_games
+from .data.battle import battle_players, play_games
+from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals

@@ -24,7 +24,8 @@ from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import ILLEGAL, masked, board_obs, battle_players, MaskedEpsilonGreedySelector, LegalRandomAgent, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games, HEURISTICS, fixed_player
+from ..data.battle import masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
+from ..data.heuristics import HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from .dqn.core import DQNConfig, GreedyBootstrap, dqn_loss, dqn_callbacks
 

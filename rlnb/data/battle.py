@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 
 # %% ../../nbs/05h_data.battle.ipynb #d9107efb
 from __future__ import annotations
-from functools import lru_cache
 import warnings, zlib
 from typing import NamedTuple
 from fastcore.basics import patch
@@ -21,9 +20,8 @@ from ..agent import EpsilonGreedySelector, q_and_info
 from .collector import Collector
 
 # %% auto #0
-__all__ = ['ILLEGAL', 'HEURISTICS', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent',
-           'battle_players', 'SelfPlay', 'Rival', 'BattleCollector', 'TicTacToeMinimax', 'ConnectFourLookahead',
-           'fixed_player', 'play_games', 'OpponentPool', 'battle_model', 'Players']
+__all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
+           'SelfPlay', 'Rival', 'BattleCollector', 'play_games', 'OpponentPool', 'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -302,84 +300,6 @@ def reset_env(self: BattleCollector,
         if seed is not None: self.envs[i].reset(seed=seed + i)
     self.env_resets = getattr(self, 'env_resets', 0) + 1   # the count API (`data.count`) restarts its episodes of these envs
     return self
-
-# %% ../../nbs/05h_data.battle.ipynb #9c998a73
-_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
-
-@lru_cache(None)
-def _negamax(mine: int, theirs: int) -> int:
-    "Tic-tac-toe's value for the player to move under perfect play: 1, 0 or -1 (bit k of each: square k is that player's)"
-    if any(all(theirs >> k & 1 for k in l) for l in _LINES): return -1
-    free = [k for k in range(9) if not (mine | theirs) >> k & 1]
-    return max((-_negamax(theirs, mine | 1 << k) for k in free), default=0)
-
-# %% ../../nbs/05h_data.battle.ipynb #8a12dbd8
-class _Heuristic:
-    "A fixed player with a numpy generator, whose state a checkpoint or an evaluation can restore"
-    def __init__(self,
-                 seed: int | None = 0):                # seeds the choice among equally good moves
-        self.rng = np.random.default_rng(seed)
-    def state_dict(self) -> dict: return {'rng': self.rng.bit_generator.state}
-    def load_state_dict(self, state: dict): self.rng.bit_generator.state = state['rng']; return self
-    board: tuple = None                               # the board it plays on, `(H, W, C)`
-    def _board(self, obs: dict) -> np.ndarray:
-        b = obs['observation'].cpu().numpy()
-        if b.shape[1:] != self.board: raise ValueError(f"{type(self).__name__} plays on boards of shape {self.board}, and this game's are {b.shape[1:]}.")
-        return b
-
-class TicTacToeMinimax(_Heuristic):
-    "A perfect tic-tac-toe player, random among equally good moves"
-    board = (3, 3, 2)
-    def act(self,
-            obs: dict,                            # tic-tac-toe boards `[B, 3, 3, 2]`: the mover's pieces, the opponent's
-            deterministic: bool = False):         # ignored: every move it makes is a best one
-        out = []
-        for b in self._board(obs):
-            mine, theirs = (sum(1 << k for k in range(9) if b[..., c].flatten()[k] > 0) for c in (0, 1))
-            vals = {k: -_negamax(theirs, mine | 1 << k) for k in range(9) if not (mine | theirs) >> k & 1}
-            out.append(int(self.rng.choice([k for k, v in vals.items() if v == max(vals.values())])))
-        return torch.tensor(out), {}
-
-# %% ../../nbs/05h_data.battle.ipynb #a53a4373
-def _wins(board: np.ndarray, col: int) -> bool:
-    "Whether dropping a piece of plane 0 into column `col` of a Connect Four board `[6, 7, 2]` makes four in a row"
-    rows = np.flatnonzero(board[:, col].sum(-1) == 0)
-    if not len(rows): return False
-    b = board[..., 0].copy(); r0 = rows.max(); b[r0, col] = 1
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        run = 1
-        for sign in (1, -1):
-            r, c = r0 + sign * dr, col + sign * dc
-            while 0 <= r < 6 and 0 <= c < 7 and b[r, c]: run += 1; r, c = r + sign * dr, c + sign * dc
-        if run >= 4: return True
-    return False
-
-class ConnectFourLookahead(_Heuristic):
-    "Connect Four one move deep: win now if it can, else block the opponent's immediate win, else a random legal move"
-    board = (6, 7, 2)
-    def act(self,
-            obs: dict,                            # Connect Four boards `[B, 6, 7, 2]` and `action_mask` `[B, 7]`
-            deterministic: bool = False):         # ignored
-        out = []
-        for b, m in zip(self._board(obs), obs['action_mask'].cpu().numpy()):
-            legal = np.flatnonzero(m)
-            win = [c for c in legal if _wins(b, c)]
-            block = [c for c in legal if _wins(b[..., ::-1], c)]
-            out.append(int((win or block or [self.rng.choice(legal)])[0]))
-        return torch.tensor(out), {}
-
-# %% ../../nbs/05h_data.battle.ipynb #3b2ce6a6
-HEURISTICS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # each built from a seed
-
-def fixed_player(name: str,                          # a key of `HEURISTICS`
-                 seed: int,                          # seeds its choices
-                 board: tuple):                      # the game's board, `(H, W, C)`
-    "The fixed player `name`, seeded; refused at once, with the players that fit, if it plays on another board"
-    cls, board = HEURISTICS[name], tuple(board)
-    if getattr(cls, 'board', None) not in (None, board):
-        fits = [k for k, v in HEURISTICS.items() if getattr(v, 'board', None) in (None, board)]
-        raise ValueError(f"{cls.__name__} plays on boards of shape {cls.board}, and this game's are {board}: choose one of {fits}.")
-    return cls(seed)
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
 def play_games(envs: list,                           # AEC envs of one game

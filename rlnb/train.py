@@ -7,6 +7,9 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
 import contextlib, json, re, sys, time
+from functools import partial
+from typing import Callable
+import gymnasium as gym
 from dataclasses import replace
 from pathlib import Path
 import torch
@@ -16,6 +19,7 @@ import rlnb
 from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
+from .data.pixels import PREPROCESS
 from .data.battle import battle_players, play_games
 from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
@@ -71,6 +75,23 @@ def _plot_curve(metrics, path, threshold=None):
     fig = plot_returns(metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
 
+# %% ../nbs/20_train.ipynb #db823a50
+def _refuse_video(cfg, env: str, video):
+    "Videos are recorded from one gymnasium env, as the agent reads it: a board game's run, or one whose agent reads extended observations, refuses them before anything runs"
+    if video and isinstance(cfg, SelfPlayConfig):
+        raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
+    if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop --video/--gif.")
+
+def _shown_env(cfg) -> Callable:
+    "How the videos' env is made: with the run's preprocessing (`data.pixels`: evaluation's whole games) for a pixel run, else as registered"
+    return partial(PREPROCESS[cfg.preprocess], train=False) if cfg.preprocess else gym.make
+
+def _gif_fps(make: Callable, env_id: str) -> int:
+    "A GIF's frames a second: the env's own (`render_fps`, a pixel game's real speed), at most 30"
+    env = make(env_id, render_mode='rgb_array')
+    try: return min(30, env.metadata.get('render_fps') or 30)
+    finally: env.close()
+
 # %% ../nbs/20_train.ipynb #03f34810
 def _videos(recorded: dict) -> dict:
     "`record_evaluation`'s videos as a summary holds them: label -> return, seed and path (a string)"
@@ -94,7 +115,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
-    if video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed))
+    if video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=_shown_env(cfg)))
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     for cb in learn.cbs:
         if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
@@ -129,12 +150,6 @@ def run_preset(algo: str | None,                     # the algorithm asked for (
                          f"If you trust it, run it knowingly: rlnb train --env {p.env} --config {config}")
     check_env_id(p.env)
     return p, meta['seed'] if seed is None else seed
-
-def _refuse_video(cfg, env: str, video):
-    "Videos are recorded from gymnasium envs: a board game's run refuses them"
-    if video and isinstance(cfg, SelfPlayConfig):
-        raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
-    if video and cfg.preprocess: raise ValueError(f"Videos are recorded from the env as registered, and this agent reads {cfg.preprocess}-preprocessed frames: drop --video/--gif (not supported yet for pixel runs).")
 
 # %% ../nbs/20_train.ipynb #1c5aac13
 _FLAGS = dict(total_steps='--steps', n_envs='--n-envs', device='--device', runners='--runners', async_runners='--async')
@@ -317,8 +332,8 @@ def eval_checkpoint(path,                                 # a checkpoint written
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed))
-        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed), gif))
+        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=_shown_env(learn.cfg)))
+        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=_shown_env(learn.cfg)), gif, fps=_gif_fps(_shown_env(learn.cfg), meta['env'])))
         return out
 
 # %% ../nbs/20_train.ipynb #04c27e43

@@ -156,10 +156,10 @@ def _quiet_pygame():
     os.environ['XDG_RUNTIME_DIR'] = d
 
 # %% ../../nbs/05c_data.eval.ipynb #3ffc7d04
-def _render_env(env_id: str, **kwargs) -> gym.Env:
-    "A single `env_id` that renders RGB arrays, with pygame quiet and observations as the agents read them"
+def _render_env(env_id: str, make: Callable = gym.make, **kwargs) -> gym.Env:
+    "A single `env_id` made by `make` that renders RGB arrays, with pygame quiet and observations as the agents read them"
     _quiet_pygame()
-    return readable_env(gym.make(env_id, render_mode='rgb_array', **kwargs))
+    return readable_env(make(env_id, render_mode='rgb_array', **kwargs))
 
 # %% ../../nbs/05c_data.eval.ipynb #2af5edf3
 def play_episode(env: gym.Env,                         # a single (not vector) env
@@ -187,10 +187,11 @@ def episode_frames(env_id: str,                          # a registered id (made
                    agent,                                # acts deterministically
                    seed: int = 0,                        # the reset seed
                    max_steps: int = 1000,                # the episode is cut here
-                   **kwargs
+                   make: Callable = gym.make,            # makes the env: `make(env_id, render_mode='rgb_array', **kwargs)` (a preprocessing's, such as `data.pixels.atari_env`)
+                   **kwargs                              # passed to `make`
                   ) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
-    env, frames = _render_env(env_id, **kwargs), []
+    env, frames = _render_env(env_id, make, **kwargs), []
     try: play_episode(env, agent, seed, max_steps, on_step=lambda: frames.append(env.render()))
     finally: env.close()
     return frames
@@ -233,18 +234,21 @@ def record_evaluation(env_id: str,                    # a registered id
                       n_episodes: int = 10,           # episodes played, from reset seeds `seed`, `seed + 1`, ...
                       seed: int = 0,                  # the first reset seed
                       max_steps: int = 10_000,        # an episode is cut here
-                      **kwargs                        # passed to `gym.make`
+                      make: Callable = gym.make,      # makes the env: `make(env_id, render_mode='rgb_array', **kwargs)` (a preprocessing's, such as `data.pixels.atari_env`)
+                      **kwargs                        # passed to `make`
                      ) -> dict:
     "Play `n_episodes` deterministic episodes and record the worst, the median and the best as `LABEL-return-R.mp4`; returns `{label: {'return', 'seed', 'path'}}`"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_evaluation needs moviepy: pip install "rlnb[video]"') from e
-    env = _render_env(env_id, **kwargs)   # no frame is drawn without the recording wrapper
+    env = _render_env(env_id, make, **kwargs)   # no frame is drawn without the recording wrapper
     try: rets = [play_episode(env, agent, seed + k, max_steps)[0] for k in range(n_episodes)]
     finally: env.close()
     out = {}
     for label, k in _picks(rets).items():
         name = f'{label}-return-{rets[k]:g}'
-        env = gym.wrappers.RecordVideo(_render_env(env_id, **kwargs), str(video_dir), episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
+        with warnings.catch_warnings():   # the three videos share a folder: gymnasium's notice that it holds videos already is no news
+            warnings.filterwarnings('ignore', message='.*Overwriting existing videos')
+            env = gym.wrappers.RecordVideo(_render_env(env_id, make, **kwargs), str(video_dir), episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
         try: again, _ = play_episode(env, agent, seed + k, max_steps)
         finally: env.close()
         if again != rets[k]: warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} before: the env or the agent is not deterministic; the video shows {again:g}.')

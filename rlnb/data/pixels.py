@@ -14,7 +14,7 @@ from .gym import make_envs, register_envs, register_installed
 
 # %% auto #0
 __all__ = ['PREPROCESS', 'NoopReset', 'MaxAndSkip', 'EpisodicLife', 'FireReset', 'WarpFrame', 'WholeGames', 'atari_env',
-           'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
+           'ScaledRender', 'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
 
 # %% ../../nbs/05k_data.pixels.ipynb #8db39493
 class NoopReset(gym.Wrapper):
@@ -134,7 +134,20 @@ def atari_env(env_id: str,                     # an ALE id: 'BreakoutNoFrameskip
     env = WarpFrame(env, size)
     if train: env = gym.wrappers.TransformReward(env, lambda r: float(np.sign(r)))
     env = gym.wrappers.FrameStackObservation(env, stack, padding_type='zero')
-    return env if train else WholeGames(env)
+    env = env if train else WholeGames(env)
+    env.metadata = env.metadata | {'render_fps': 60 // skip}   # a video shows each agent step's frame: ALE's 60 frames a second, `skip` at a time
+    return env
+
+# %% ../../nbs/05k_data.pixels.ipynb #e81850e9
+class ScaledRender(gym.Wrapper):
+    "A small grid's RGB frames made big enough to watch: each cell a `scale` x `scale` block of uint8 colour (MinAtar draws 10x10 floats)"
+    def __init__(self,
+                 env: gym.Env,                 # renders RGB floats in [0, 1] (`render_mode='rgb_array'`)
+                 scale: int = 16,              # pixels per cell, each way
+                 fps: int = 10):               # frames a second of a video of it
+        super().__init__(env)
+        self.scale, self.metadata = scale, env.metadata | {'render_fps': fps}
+    def render(self): return np.round(np.asarray(self.env.render()) * 255).astype(np.uint8).repeat(self.scale, 0).repeat(self.scale, 1)
 
 # %% ../../nbs/05k_data.pixels.ipynb #a788a64a
 def minatar_env(env_id: str,                   # a MinAtar id: 'MinAtar/Breakout-v1'
@@ -142,7 +155,9 @@ def minatar_env(env_id: str,                   # a MinAtar id: 'MinAtar/Breakout
                 **kwargs) -> gym.Env:          # passed to `gym.make`
     "A MinAtar game with observations `[C, 10, 10]` uint8 (0/1), channels first"
     register_envs('minatar')
-    env = gym.make(env_id, **kwargs)
+    shown = kwargs.get('render_mode') == 'rgb_array'   # MinAtar draws 10x10 floats: `ScaledRender` makes frames people can see (and gymnasium's checker would warn about the floats)
+    env = gym.make(env_id, **({'disable_env_checker': True} if shown else {}) | kwargs)
+    if shown: env = ScaledRender(env)
     h, w, c = env.observation_space.shape
     return gym.wrappers.TransformObservation(env, lambda o: np.ascontiguousarray(o.transpose(2, 0, 1), dtype=np.uint8), gym.spaces.Box(0, 1, (c, h, w), np.uint8))
 

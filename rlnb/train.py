@@ -20,7 +20,7 @@ from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import PREPROCESS
-from .data.battle import battle_players, play_games
+from .data.battle import battle_players, play_games, game_frames, record_games
 from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
@@ -77,14 +77,16 @@ def _plot_curve(metrics, path, threshold=None):
 
 # %% ../nbs/20_train.ipynb #db823a50
 def _refuse_video(cfg, env: str, video):
-    "Videos are recorded from one gymnasium env, as the agent reads it: a board game's run, or one whose agent reads extended observations, refuses them before anything runs"
-    if video and isinstance(cfg, SelfPlayConfig):
-        raise ValueError(f"{env} is a PettingZoo board game, and videos are recorded from gymnasium envs: drop --video/--gif (rlnb eval reports the games' win, draw and loss rates).")
+    "Videos are recorded from one env, as the agent reads it: a run whose agent reads extended observations refuses them before anything runs"
     if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop --video/--gif.")
 
 def _shown_env(cfg) -> Callable:
     "How the videos' env is made: with the run's preprocessing (`data.pixels`: evaluation's whole games) for a pixel run, else as registered"
     return partial(PREPROCESS[cfg.preprocess], train=False) if cfg.preprocess else gym.make
+
+def _one_game(env_id: str, **kwargs):
+    "One env of the board game `env_id`, made with `kwargs` (`render_mode='rgb_array'`, say)"
+    return make_game(env_id, 1, **kwargs)[0]
 
 def _gif_fps(make: Callable, env_id: str) -> int:
     "A GIF's frames a second: the env's own (`render_fps`, a pixel game's real speed), at most 30"
@@ -115,7 +117,8 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
                    first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
-    if video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=_shown_env(cfg)))
+    if video and isinstance(final, BattleResult): summary['videos'] = _videos(record_games(partial(_one_game, learn.meta['env']), ev.eval_agent, ev.opponent, out/'videos', seed=seed))   # a game per seat
+    elif video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=_shown_env(cfg)))
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     for cb in learn.cbs:
         if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
@@ -296,8 +299,8 @@ def load_agent(path,                                 # a checkpoint written by `
     if is_hub_folder(path): return agent_from_folder(path)   # `19e_hub`
     with loaded_learner(path, env) as learn: return learn.evaluator.eval_agent
 
-def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -> dict:
-    "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game"
+def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str, video=None, gif=None) -> dict:
+    "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game; with `video`, one more per seat as MP4s; with `gif`, the first seat's"
     with contextlib.ExitStack() as stack:
         envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
         if opponent in HEURISTICS: opp = fixed_player(opponent, seed, envs[0].observation_space(battle_players(envs[0])[0])['observation'].shape)
@@ -306,8 +309,11 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str) -
             if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
         res = play_games(envs, agent, opp, games, seed=seed)
-    return dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
-                mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
+        out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
+                   mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
+        if video: out['videos'] = _videos(record_games(partial(_one_game, meta['env']), agent, opp, video, seed=seed))   # a game per seat
+        if gif: out['gif'] = str(save_gif(game_frames(_one_game(meta['env'], render_mode='rgb_array'), agent, opp, 0, seed)[0], gif, fps=2))   # the first seat's game
+    return out
 
 # %% ../nbs/20_train.ipynb #6de5c935
 def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
@@ -326,7 +332,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         _refuse_video(learn.cfg, meta['env'], video or gif)
-        if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent)
+        if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video, gif)
         if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
         envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores
         try: res = evaluate(envs, agent, episodes, seed=seed)

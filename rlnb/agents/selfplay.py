@@ -35,14 +35,15 @@ __all__ = ['make_game', 'BoardQNetwork', 'mirror_moves', 'MirrorHalf', 'NegamaxB
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
-              n: int = 1                            # how many
+              n: int = 1,                           # how many
+              **kwargs                              # passed to the game's `env()`, such as `render_mode='rgb_array'`
              ) -> list:
     "`n` AEC envs of the PettingZoo classic game `env_id`"
     try: mod = importlib.import_module(f'pettingzoo.classic.{env_id}')
     except ModuleNotFoundError as e:
         if e.name and e.name.split('.')[0] == 'pettingzoo' and e.name.count('.') == 0: raise ValueError("Two-player games need PettingZoo: pip install 'rlnb[multiagent]'.") from e
         raise ValueError(f"{env_id!r} is not one of PettingZoo's classic games: try tictactoe_v3 or connect_four_v3.") from e
-    return [mod.env() for _ in range(n)]
+    return [mod.env(**kwargs) for _ in range(n)]
 
 # %% ../../nbs/13_agents.selfplay.ipynb #743d473d
 class BoardQNetwork(nn.Module):

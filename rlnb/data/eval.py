@@ -21,7 +21,7 @@ from .collector import find_collector, to_tensor
 
 # %% auto #0
 __all__ = ['EvalResult', 'evaluate', 'EvalCallback', 'plot_returns', 'play_episode', 'episode_frames', 'animate', 'save_gif',
-           'record_evaluation', 'virtual_display']
+           'save_mp4', 'record_evaluation', 'virtual_display']
 
 # %% ../../nbs/05c_data.eval.ipynb #c19b3977
 class EvalResult(NamedTuple):
@@ -220,6 +220,17 @@ def save_gif(frames: list,                         # RGB arrays
     imgs = [Image.fromarray(f) for f in frames]
     if scale != 1: imgs = [i.resize((int(i.width * scale), int(i.height * scale))) for i in imgs]
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=int(1000 / fps), loop=0)
+    return path
+
+# %% ../../nbs/05c_data.eval.ipynb #f429ea3b
+def save_mp4(frames: list,                         # RGB arrays `[H, W, 3]` uint8, all of one size
+             path,                                 # the MP4 file
+             fps: float = 30):                     # frames per second
+    "Write `frames` as an H.264 MP4 to `path` (an odd height or width loses its last row or column: the codec needs them even); needs moviepy"
+    try: from moviepy import ImageSequenceClip
+    except ImportError as e: raise ImportError('save_mp4 needs moviepy: pip install "rlnb[video]"') from e
+    h, w = frames[0].shape[:2]
+    ImageSequenceClip([np.ascontiguousarray(f[:h - h % 2, :w - w % 2]) for f in frames], fps=fps).write_videofile(str(path), codec='libx264', audio=False, logger=None)
     return path
 
 # %% ../../nbs/05c_data.eval.ipynb #61899495

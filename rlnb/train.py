@@ -76,7 +76,7 @@ def _plot_curve(metrics, path, threshold=None):
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #db823a50
-def _refuse_video(cfg, env: str, video):
+def _refuse_video(cfg, video):
     "Videos are recorded from one env, as the agent reads it: a run whose agent reads extended observations refuses them before anything runs"
     if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop --video/--gif.")
 
@@ -205,7 +205,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, p.env, video); check_fits(p)
+    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, video); check_fits(p)
     if track is not None: check_tracker(track)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
@@ -248,7 +248,7 @@ def resume_run(run_dir,                              # the run directory to cont
     newest = ck, state, skipped = newest_checkpoint(run_dir)
     files = checkpoints(run_dir/'checkpoints')
     meta = state.get('meta') or {}
-    p = preset_of(meta, ck); _refuse_video(p.cfg, p.env, video)
+    p = preset_of(meta, ck); _refuse_video(p.cfg, video)
     confirm_saved_env(meta['env'], env, run_dir)
     if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # the run's tracker must answer before anything is written
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
@@ -331,7 +331,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
     path = _checkpoint_of(path)
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
-        _refuse_video(learn.cfg, meta['env'], video or gif)
+        _refuse_video(learn.cfg, video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video, gif)
         if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
         envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores

@@ -8,8 +8,7 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 from __future__ import annotations
 import warnings, zlib
 from pathlib import Path
-from typing import Callable
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym

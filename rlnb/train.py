@@ -312,7 +312,9 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str, v
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
                    mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
         if video: out['videos'] = _videos(record_games(partial(_one_game, meta['env']), agent, opp, video, seed=seed))   # a game per seat
-        if gif: out['gif'] = str(save_gif(game_frames(_one_game(meta['env'], render_mode='rgb_array'), agent, opp, 0, seed)[0], gif, fps=2))   # the first seat's game
+        if gif:   # the first seat's game
+            shown = _one_game(meta['env'], render_mode='rgb_array'); stack.callback(shown.close)
+            out['gif'] = str(save_gif(game_frames(shown, agent, opp, 0, seed)[0], gif, fps=2))
     return out
 
 # %% ../nbs/20_train.ipynb #6de5c935
@@ -338,8 +340,9 @@ def eval_checkpoint(path,                                 # a checkpoint written
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=_shown_env(learn.cfg)))
-        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=_shown_env(learn.cfg)), gif, fps=_gif_fps(_shown_env(learn.cfg), meta['env'])))
+        make = _shown_env(learn.cfg)
+        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=make))
+        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif, fps=_gif_fps(make, meta['env'])))
         return out
 
 # %% ../nbs/20_train.ipynb #04c27e43

@@ -32,6 +32,7 @@ from .data.count import *
 from .data.battle import *
 from .data.heuristics import *
 from .data.pixels import *
+from .data.policy import *
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *

@@ -13,7 +13,7 @@ import rlnb
 from .core import CheckpointError
 from .data.gym import EnvError
 from .data.runner import RunnerError
-from .runs import RunInterrupted
+from .runs import RunInterrupted, command_line
 from .track import TRACKERS, tracking_of
 from .tune import run_study
 from .presets import PRESETS, ENV_PRESETS, SPACES, get_preset, parse_settings
@@ -36,7 +36,7 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
     t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
     t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
-    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how)')
+    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how; before the first, from step 0); --resume auto: start the run in --out, or continue it if it is there (for job scripts that a scheduler repeats)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
     t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set target_every=500')
     t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
@@ -90,7 +90,9 @@ def parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/20c_cli.ipynb #8540c505
 def _train_cmd(args) -> dict:
-    if args.resume:
+    auto = args.resume == 'auto'   # start the run in --out, or continue it if it is there: one command a scheduler can repeat
+    if auto and args.overwrite: raise ValueError('--resume auto continues the run in --out, and --overwrite moves it aside to start afresh: choose one.')
+    if args.resume and not auto:
         if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
@@ -106,7 +108,7 @@ def _train_cmd(args) -> dict:
     p, _ = run_preset(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
 
 # %% ../nbs/20c_cli.ipynb #5e58b303
 def _tune_cmd(args) -> dict:
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
     args = p.parse_args(argv)
     if args.command is None: p.print_help(); return 0
     try:
-        with _sigterm_unwinds():
+        with _sigterm_unwinds(), command_line():   # refusals name the flags
             if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
             elif args.command == 'train':
                 if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine

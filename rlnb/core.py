@@ -21,8 +21,8 @@ __all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_
            'LEARNING_RATE', 'BOOL', 'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE',
            'LAYERS', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to',
            'Step', 'Seeder', 'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state',
-           'set_global_rng_state', 'CheckpointError', 'atomic_write', 'package_versions', 'save_checkpoint',
-           'load_checkpoint', 'one_of', 'check_fields']
+           'set_global_rng_state', 'suite_threads', 'CheckpointError', 'atomic_write', 'package_versions',
+           'save_checkpoint', 'load_checkpoint', 'one_of', 'check_fields']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
@@ -174,6 +174,15 @@ def set_global_rng_state(st: dict):                            # what `global_rn
 def _tuples(x):
     "Lists back to tuples, as `random.setstate` wants them (a checkpoint may hand tuples back as lists)"
     return tuple(_tuples(v) for v in x) if isinstance(x, (list, tuple)) else x
+
+# %% ../nbs/00_core.ipynb #9667f72b
+def suite_threads(env=os.environ                       # the process's environment
+                 ) -> int:
+    "One torch thread when the test suite runs this process (`IN_TEST` set by `nbdev-test`), unless `OMP_NUM_THREADS` says otherwise; returns torch's thread count"
+    if env.get('IN_TEST') and not env.get('OMP_NUM_THREADS'): torch.set_num_threads(1)
+    return torch.get_num_threads()
+
+suite_threads()
 
 # %% ../nbs/00_core.ipynb #c7aaf028
 CHECKPOINT_FORMAT, CHECKPOINT_VERSION = 'rlnb-checkpoint', 2

@@ -10,7 +10,7 @@ import json, os, shutil
 from pathlib import Path
 import rlnb
 from .data.eval import evaluate
-from .presets import loaded_learner, preset_of
+from .presets import loaded_learner, preset_of, learner_policy
 from .runs import newest_checkpoint
 
 # %% auto #0
@@ -102,7 +102,8 @@ def agent_from_folder(spec):                         # a folder written by `hub_
     meta = json.loads((folder/'config.json').read_text())
     with preset_of(meta, folder/'config.json').learner(meta['seed'], False) as learn:
         load_model(learn.model, str(folder/'model.safetensors'))
-        return learn.evaluator.eval_agent
+        learn.meta = meta
+        return learner_policy(learn)
 
 # %% ../nbs/19e_hub.ipynb #96fbfc46
 def push(folder,                                     # a folder written by `hub_folder`

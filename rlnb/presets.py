@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib, difflib, warnings
 from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError, load_checkpoint
-from .runs import check_seed, confirm_saved_env
+from .runs import check_seed, confirm_saved_env, said
 from .data.pixels import env_family
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig
@@ -22,10 +22,12 @@ from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig
 from .agents.td3 import TD3Config
 from .agents.selfplay import SelfPlayConfig
+from .data.policy import run_policy
 
 # %% auto #0
 __all__ = ['PRESETS', 'ENV_PRESETS', 'SPACES', 'MAX_ENVS', 'MAX_SIZE', 'with_changes', 'check_effective', 'Preset', 'get_preset',
-           'check_fits', 'run_meta', 'preset_of', 'loaded_learner', 'parse_settings', 'min_steps', 'check_budget']
+           'check_fits', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings', 'min_steps',
+           'check_budget']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 def with_changes(cfg: RunConfig,                       # the config to start from
@@ -189,7 +191,7 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
                                                           ('config', isinstance(meta['config'], dict), 'an object of hyperparameters')) if not ok]
     if bad: raise CheckpointError(f"'{where}' holds a broken run identity: {'; '.join(bad)}. Give a config.json written by `rlnb train`, or fix the file.")
     try: check_seed(meta['seed'])
-    except ValueError as e: raise CheckpointError(f"'{where}': {str(e).replace('--seed', 'seed', 1)}") from None
+    except ValueError as e: raise CheckpointError(f"'{where}': " + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
     base = get_preset(meta['algo'])
     return Preset(meta['algo'], meta['env'], with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo']), base.summary)
 
@@ -207,6 +209,12 @@ def loaded_learner(path,                             # a checkpoint written by `
             warnings.filterwarnings('ignore', message='.*has state for callback')
             learn.load(path)
         yield learn
+
+def learner_policy(learn: RLLearner):               # a run's learner, its `meta` set (`loaded_learner`)
+    "Its greedy agent as users act with it: a `Policy` (`data.policy`) on the env's own observations and actions; a board game's, or one reading extended observations, as it is"
+    agent = learn.evaluator.eval_agent
+    if isinstance(learn.cfg, SelfPlayConfig) or learn.cfg.extended_obs: return agent
+    return run_policy(agent, learn.meta['env'], learn.cfg.preprocess)
 
 # %% ../nbs/19b_presets.ipynb #ba4caa79
 _KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}

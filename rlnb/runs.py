@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 
 # %% ../nbs/19_runs.ipynb #68cea39c
 from __future__ import annotations
-import contextlib, json, os, shutil
+import contextlib, contextvars, importlib, json, os, shlex, shutil, sys
 from pathlib import Path
 import torch
 import gymnasium as gym
@@ -15,9 +15,35 @@ from .core import load_checkpoint, CheckpointError
 from .callback import Callback, checkpoints
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'run_summary', 'describe_run', 'RunBusyError', 'lock_run', 'check_free',
-           'move_aside', 'check_out', 'claimed_out', 'newest_checkpoint', 'set_aside', 'check_device', 'check_seed',
-           'check_env_id', 'confirm_saved_env', 'RunInterrupted', 'BestCheckpointCallback']
+__all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'command_line', 'said', 'resume_hint', 'run_summary', 'describe_run',
+           'RunBusyError', 'lock_run', 'check_free', 'move_aside', 'check_out', 'claimed_out', 'newest_checkpoint',
+           'set_aside', 'check_device', 'check_seed', 'check_env_id', 'confirm_saved_env', 'RunInterrupted',
+           'BestCheckpointCallback']
+
+# %% ../nbs/19_runs.ipynb #7fc84d22
+_COMMAND_LINE = contextvars.ContextVar('rlnb_command_line', default=False)
+_FLAGS = dict(async_runners='--async', changes='--set', run_dir='--resume', path='CHECKPOINT')   # Python's names whose flag is not --NAME
+_NOTHING = object()
+
+@contextlib.contextmanager
+def command_line():
+    "Within: refusals name the command line's flags (`--env X`), as `rlnb` is typed; outside, the Python API's arguments (`env='X'`)"
+    token = _COMMAND_LINE.set(True)
+    try: yield
+    finally: _COMMAND_LINE.reset(token)
+
+def said(name: str,                                   # the Python argument's name: 'env', 'n_envs', 'async_runners'
+         value=_NOTHING                               # its value, if the message repeats it
+        ) -> str:
+    "Argument `name` (and `value`) as the caller writes it: `--n-envs 8` on the command line, `n_envs=8` from Python"
+    if not _COMMAND_LINE.get(): return name if value is _NOTHING else f'{name}={value!r}'
+    flag = _FLAGS.get(name, '--' + name.replace('_', '-'))
+    return flag if value is _NOTHING or value is True else f'{flag} {shlex.quote(str(value))}'   # a switch (--overwrite, --async) is its flag
+
+def resume_hint(run_dir                               # the run directory
+               ) -> str:
+    "How the caller continues the run in `run_dir`: `rlnb train --resume DIR`, or `resume_run('DIR')`"
+    return f'rlnb train --resume {run_dir}' if _COMMAND_LINE.get() else f"resume_run({str(run_dir)!r})"
 
 # %% ../nbs/19_runs.ipynb #725da498
 RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')   # with checkpoints/ckpt_*.pt: what makes a directory a run
@@ -62,7 +88,7 @@ def _acquire(d: Path) -> FileLock:
     try: lock.acquire()
     except Timeout:
         raise RunBusyError(f"'{d}' is being written by another rlnb process ({_holder(d)}); a run directory has one writer: "
-                           "wait for that run to end or stop it (Ctrl-C), or choose another --out.") from None
+                           f"wait for that run to end or stop it (Ctrl-C), or choose another {said('out')}.") from None
     return lock
 
 # %% ../nbs/19_runs.ipynb #a174f391
@@ -95,8 +121,8 @@ def _writable_above(out: Path):
     "Refuse an `out` under a file, or under a folder this process cannot write into: the nearest existing path above decides"
     p = out
     while not p.exists() and p != p.parent: p = p.parent
-    if not p.is_dir(): raise ValueError(f"--out '{out}' cannot be written ('{p}' is a file): choose a directory you can write to.")
-    if not os.access(p, os.W_OK | os.X_OK): raise ValueError(f"--out '{out}' cannot be written (no write permission on '{p}'): choose a directory you can write to.")
+    if not p.is_dir(): raise ValueError(f"{said('out', str(out))} cannot be written ('{p}' is a file): choose a directory you can write to.")
+    if not os.access(p, os.W_OK | os.X_OK): raise ValueError(f"{said('out', str(out))} cannot be written (no write permission on '{p}'): choose a directory you can write to.")
 
 # %% ../nbs/19_runs.ipynb #ab070893
 def check_out(out,                                   # the run directory to train into
@@ -104,14 +130,14 @@ def check_out(out,                                   # the run directory to trai
              ) -> str | None:
     "Refuse, creating nothing, an `out` that cannot take a new run; returns the run found there (which `overwrite` moves aside), or None"
     out = Path(out)
-    if out.exists() and not out.is_dir(): raise ValueError(f"--out '{out}' is a file, not a directory: choose another --out.")
+    if out.exists() and not out.is_dir(): raise ValueError(f"{said('out', str(out))} is a file, not a directory: choose another {said('out')}.")
     check_free(out)
     found = describe_run(out)
     if found and not overwrite:
-        raise ValueError(f"'{out}' already holds a run ({found}): continue it with `rlnb train --resume {out}`, "
-                         f"choose another --out, or pass --overwrite to move it aside to '{out}.old-N' and start afresh.")
+        raise ValueError(f"'{out}' already holds a run ({found}): continue it with `{resume_hint(out)}`, "
+                         f"choose another {said('out')}, or pass {said('overwrite', True)} to move it aside to '{out}.old-N' and start afresh.")
     if found and Path.cwd().resolve().is_relative_to(out.resolve()):
-        raise ValueError(f"--overwrite would move '{out}' aside, and this command runs inside it: run it from another directory, or choose another --out.")
+        raise ValueError(f"{said('overwrite', True)} would move '{out}' aside, and this command runs inside it: run it from another directory, or choose another {said('out')}.")
     _writable_above(out)
     return found
 
@@ -137,7 +163,7 @@ def claimed_out(out,                                 # the run directory to trai
         try: moved = move_aside(out)
         finally: old.release()
     try: out.mkdir(parents=True, exist_ok=True)
-    except OSError as e: raise ValueError(f"--out '{out}' cannot be written ({e.strerror or e}): choose a directory you can write to.") from e
+    except OSError as e: raise ValueError(f"{said('out', str(out))} cannot be written ({e.strerror or e}): choose a directory you can write to.") from e
     lock = lock_run(out)
     try: yield moved
     except BaseException:
@@ -150,7 +176,7 @@ def newest_checkpoint(run_dir                               # a run directory wi
                      ) -> tuple:
     "`(path, state, skipped)`: the newest checkpoint of `run_dir` that loads, its contents, and `[(path, reason)]` of newer ones that did not"
     run_dir = Path(run_dir)
-    if not run_dir.is_dir(): raise FileNotFoundError(f"No run directory '{run_dir}': give the --out directory of an earlier `rlnb train`.")
+    if not run_dir.is_dir(): raise FileNotFoundError(f"No run directory '{run_dir}': give the {said('out')} directory of an earlier training run.")
     ck, skipped = checkpoints(run_dir/'checkpoints'), []
     if not ck: raise FileNotFoundError(f"'{run_dir}' has no checkpoints to resume from (looked in {run_dir/'checkpoints'}).")
     for p in reversed(ck):
@@ -173,15 +199,16 @@ def set_aside(paths                                    # files to keep out of th
 def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps'
                 ) -> str:
     "`device` if torch can use it here; a `ValueError` naming the problem and the fix otherwise"
+    asked, cpu = said('device', device), said('device', 'cpu')
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
-        raise ValueError(f"--device {device!r} is not a torch device: use cpu, cuda, cuda:N or mps.") from e
-    if d.type not in ('cpu', 'cuda', 'mps'): raise ValueError(f"--device {device}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use --device cpu.")
+        raise ValueError(f"{asked} is not a torch device: use cpu, cuda, cuda:N or mps.") from e
+    if d.type not in ('cpu', 'cuda', 'mps'): raise ValueError(f"{asked}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use {cpu}.")
     if d.type == 'cuda' and not torch.cuda.is_available():
-        raise ValueError(f"--device {device}: no CUDA device is available here (torch.cuda.is_available() is False): use --device cpu.")
+        raise ValueError(f"{asked}: no CUDA device is available here (torch.cuda.is_available() is False): use {cpu}.")
     if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
-        raise ValueError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
-    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError("--device mps: MPS is not available here: use --device cpu.")
+        raise ValueError(f"{asked}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
+    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(f"{asked}: MPS is not available here: use {cpu}.")
     return device
 
 # %% ../nbs/19_runs.ipynb #2dfcb330
@@ -191,34 +218,60 @@ def check_seed(seed                                    # a run's seed
               ) -> int:
     "`seed` if it is an integer from 0 to `MAX_SEED`; a `ValueError` naming the range otherwise"
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"--seed {seed!r} is out of range: a seed is an integer from 0 to {MAX_SEED:,} (2**32 - 1).")
+        raise ValueError(f"{said('seed', seed)} is out of range: a seed is an integer from 0 to {MAX_SEED:,} (2**32 - 1).")
     return seed
 
 # %% ../nbs/19_runs.ipynb #e5b231a6
+def _registered_by(spec) -> str:
+    "The module of `spec`'s entry point (a 'module:Class' string, or a class or function)"
+    ep = spec.entry_point
+    return ep.split(':')[0] if isinstance(ep, str) else getattr(ep, '__module__', '')
+
+def _module_has(mod: str, name: str) -> bool:
+    "Whether `name` is registered and naming `mod` imports nothing new: `mod` is imported already (it registered `name`, or the caller did), or holds the entry point"
+    spec = gym.registry.get(name)
+    return spec is not None and (mod in sys.modules or _registered_by(spec) == mod or _registered_by(spec).startswith(mod + '.'))
+
+def _import_env_module(mod: str, env: str):
+    "Import `mod`, looking in the working directory first as `python -m` does (a console script leaves it off `sys.path`)"
+    cwd = os.getcwd()
+    if cwd not in sys.path and '' not in sys.path: sys.path.insert(0, cwd)
+    try: importlib.import_module(mod)
+    except ModuleNotFoundError as e:
+        if e.name != mod.split('.')[0] and e.name != mod: raise   # the module exists, and one it imports is missing: its own error
+        raise ValueError(f"{said('env', env)}: no module {mod!r} in the working directory ({cwd}) or on the Python path: "
+                         f"run from the folder that holds {mod.split('.')[0]}.py, or install it.") from None
+
+
+# %% ../nbs/19_runs.ipynb #c46c4b85
 def check_env_id(env: str,                             # a gymnasium id, or `module:Env-v0`
                  trusted: bool = True                  # whether importing the named module is allowed (typed by the user, not read from a file)
                 ) -> str:
-    "`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env` may import `module`)"
-    if not isinstance(env, str) or not env.strip(): raise ValueError(f"--env {env!r} is empty: name an environment id such as CartPole-v1 (`gymnasium.pprint_registry()` lists them).")
+    "`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env` imports `module`, from the working directory too)"
+    if not isinstance(env, str) or not env.strip(): raise ValueError(f"{said('env', env)} is empty: name an environment id such as CartPole-v1 (`gymnasium.pprint_registry()` lists them).")
     if ':' not in env: return env
     mod, name = env.split(':', 1)
     if not trusted:
         raise ValueError(f"The environment {env!r} read from a file names a module to import ({mod!r}); rlnb never imports code named in a file. "
-                         f"If you trust it, confirm by passing --env {env} yourself.")
-    if not mod or not name: raise ValueError(f"--env {env!r}: an id with a module has the form module:EnvName-v0.")
-    spec = gym.registry.get(name)
-    if spec is not None and not str(spec.entry_point).startswith(mod):
-        raise ValueError(f"--env {env!r}: {name} is registered already (by {str(spec.entry_point).split(':')[0]}), so module {mod!r} is not needed: use --env {name}.")
+                         f"If you trust it, confirm by passing {said('env', env)} yourself.")
+    if not mod or not name: raise ValueError(f"{said('env', env)}: an id with a module has the form module:EnvName-v0.")
+    if _module_has(mod, name): return env
+    if (spec := gym.registry.get(name)) is not None:
+        raise ValueError(f"{said('env', env)}: {name} is registered already (by {_registered_by(spec)}), so module {mod!r} is not needed: use {said('env', name)}.")
+    _import_env_module(mod, env)
+    if gym.registry.get(name) is None: raise ValueError(f"{said('env', env)}: module {mod!r} was imported and registers no {name}: check the id it passes to gymnasium.register.")
     return env
 
 # %% ../nbs/19_runs.ipynb #2a346341
 def confirm_saved_env(saved: str,                           # the env id a checkpoint names
-                      typed: str | None,                    # what the user typed with --env (None: nothing)
+                      typed: str | None,                    # what the caller repeated (`--env`, `env=`; None: nothing)
                       where                                 # the file, for the message
                      ) -> str:
-    "The env id `saved` in a checkpoint of `where`, checked: `typed` (the user's --env) may only repeat it, and confirms an id that names a module"
+    "The env id `saved` in a checkpoint of `where`, checked: `typed` may only repeat it, and confirms an id that names a module (its bare id will do once that module has registered it)"
+    mod, name = saved.split(':', 1) if ':' in saved else ('', saved)
+    if mod and typed == name and _module_has(mod, name): return saved   # the caller imported the module: its bare id confirms
     if typed is not None and typed != saved:
-        raise ValueError(f"'{where}' belongs to {saved}; drop --env {typed} (with a saved run, --env only confirms an id that names a module).")
+        raise ValueError(f"'{where}' belongs to {saved}; drop {said('env', typed)} (with a saved run, {said('env')} only confirms an id that names a module).")
     return check_env_id(saved, trusted=typed == saved)
 
 # %% ../nbs/19_runs.ipynb #9a82bea7
@@ -232,7 +285,7 @@ class RunInterrupted(Exception):
         self.run_dir, self.env_step, self.saved, self.signal = Path(run_dir), env_step, saved, signal
         self.code = 143 if signal == 'SIGTERM' else 130
         how = ('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)'
-        super().__init__(f"{how} at env step {env_step:,}; resume with: rlnb train --resume {run_dir}")
+        super().__init__(f"{how} at env step {env_step:,}; resume with: {resume_hint(run_dir)}")
 
 # %% ../nbs/19_runs.ipynb #365ae586
 class BestCheckpointCallback(Callback):

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import seed_everything, LEARNING_RATE, POSITIVE_INT
+from .core import seed_everything, LEARNING_RATE, POSITIVE_INT, CheckpointError
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import PREPROCESS
@@ -26,11 +26,11 @@ from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
-                       confirm_saved_env, RunInterrupted)
+                       confirm_saved_env, RunInterrupted, said, describe_run, resume_hint)
 from .export import export_learner
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, check_tracker, open_tracker, tracking_of
-from .presets import get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, loaded_learner
+from .presets import get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, loaded_learner, learner_policy
 
 # %% auto #0
 __all__ = ['demo', 'run_preset', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
@@ -199,7 +199,8 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               config=None,                          # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
               runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
               async_runners: bool | None = None,    # take whichever runner's fragment is ready (off-policy; default: the config's)
-              track: str | None = None              # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
+              track: str | None = None,             # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
+              resume: bool = False                  # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = run_preset(algo, env, seed, config)
@@ -208,6 +209,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, video); check_fits(p)
     if track is not None: check_tracker(track)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
+    if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
@@ -227,6 +229,21 @@ def _refuse_changes(run_dir: Path, meta: dict, **asked):
             flag = '--async' if k == 'async_runners' else f"--{k.replace('_', '-')}"
             raise ValueError(f"{flag} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
 
+def _same_run(out: Path, want: dict):
+    "Refuse, in one line, a run in `out` other than the one `want` (a `run_meta`) describes; its step budget may differ (a new one continues it)"
+    if not (out/'config.json').is_file(): return   # resume_run restores it from a checkpoint, or says what is missing
+    have = json.loads((out/'config.json').read_text())
+    plain = lambda m: json.loads(json.dumps([m.get('algo'), m.get('env'), m.get('seed'), {k: v for k, v in m.get('config', {}).items() if k != 'total_steps'}]))
+    a, b = plain(have), plain(want)
+    if a != b:
+        diff = [k for k in ('algo', 'env', 'seed') if have.get(k) != want[k]] + sorted(k for k in b[3] if a[3].get(k) != b[3][k])
+        raise ValueError(f"'{out}' holds another run ({describe_run(out)}; it differs in {', '.join(diff)}): continue it with `{resume_hint(out)}`, or choose another {said('out')}.")
+
+def _continue(out: Path, p, seed: int, steps, progress, video, ckpt_every) -> dict:
+    "Continue the run in `out`, which must be the one preset `p` with `seed` trains (`train_run(..., resume=True)`, `--resume auto`)"
+    _same_run(out, run_meta(p, seed))
+    return resume_run(out, steps, progress, video, ckpt_every, env=p.env)
+
 # %% ../nbs/20_train.ipynb #9f389fe3
 def resume_run(run_dir,                              # the run directory to continue
                steps: int | None = None,             # env steps in all (default: the run's budget)
@@ -240,21 +257,23 @@ def resume_run(run_dir,                              # the run directory to cont
                runners: int | None = None,           # repeat the run's runners
                async_runners: bool | None = None     # repeat the run's asynchronous collection
               ) -> dict:
-    "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given); the flags may only repeat the run's"
+    "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given), or, stopped before its first, start it again from its config.json; the flags may only repeat the run's"
     run_dir = Path(run_dir)
     if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
     if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
     check_free(run_dir)
-    newest = ck, state, skipped = newest_checkpoint(run_dir)
     files = checkpoints(run_dir/'checkpoints')
-    meta = state.get('meta') or {}
-    p = preset_of(meta, ck); _refuse_video(p.cfg, video)
+    config = run_dir/'config.json'
+    newest = newest_checkpoint(run_dir) if files or not config.is_file() else None   # none yet: the run starts again from its config.json
+    meta = (newest[1].get('meta') or {}) if newest else _read_config(config)
+    p = preset_of(meta, newest[0] if newest else config); _refuse_video(p.cfg, video)
     confirm_saved_env(meta['env'], env, run_dir)
     if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # the run's tracker must answer before anything is written
     _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
     try:
         if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
+        if newest is None: return _start_again(run_dir, meta, p, steps, progress, video, ckpt_every)
         return _resume(run_dir, newest, p, steps, progress, video, ckpt_every)
     finally: lock.release()
 
@@ -281,6 +300,20 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
             learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
         return _run(learn, run_dir, meta['seed'], video)
 
+def _read_config(path: Path) -> dict:
+    "The run identity in the `config.json` at `path` (a `CheckpointError` from `preset_of` names what is wrong with it)"
+    try: return json.loads(path.read_text())
+    except (OSError, ValueError) as e: raise CheckpointError(f"'{path}' cannot be read ({e}); the run has no checkpoint to resume from either: start it again with another {said('out')}.") from None
+
+def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_every) -> dict:
+    "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says: what `train_run` did, again"
+    print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its config.json at env step 0", file=sys.stderr)
+    seed_everything(meta['seed'])
+    with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
+        learn.meta = run_meta(p, meta['seed'])
+        if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, learn.meta, t['id'])])
+        return _run(_with_files(learn, run_dir, ckpt_every), run_dir, meta['seed'], video)
+
 # %% ../nbs/20_train.ipynb #6e06e8e1
 def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
     "`path` itself if it is a file; for a run directory, its `best.pt` (or, without one, its newest checkpoint that loads), saying which on stderr"
@@ -295,9 +328,9 @@ def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
 def load_agent(path,                                 # a checkpoint written by `rlnb train`, a folder shared by `rlnb export --hub`, or `hf://USER/REPO`
                env: str | None = None                # repeat its env id (to confirm a `module:Env-v0`)
               ):
-    "The greedy agent saved in `path`, ready to act: an opponent for `play_games`, or a policy to run (`act(obs, deterministic=True)`)"
+    "The greedy agent saved in `path`, ready to act: `predict(obs)` on what its env returns, as SB3's (a `Policy`, `data.policy`), `act` on tensors; a board game's is an opponent for `play_games`"
     if is_hub_folder(path): return agent_from_folder(path)   # `19e_hub`
-    with loaded_learner(path, env) as learn: return learn.evaluator.eval_agent
+    with loaded_learner(path, env) as learn: return learner_policy(learn)
 
 def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str, video=None, gif=None) -> dict:
     "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game; with `video`, one more per seat as MP4s; with `gif`, the first seat's"

@@ -15,8 +15,8 @@ from gymnasium.vector.async_vector_env import _async_worker
 from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1)
 
 # %% auto #0
-__all__ = ['EnvError', 'register_envs', 'register_installed', 'make_envs', 'observation_envs', 'readable_env', 'ScriptedEnv',
-           'reset_envs', 'step_envs']
+__all__ = ['EnvError', 'register_envs', 'register_installed', 'make_envs', 'needs_one_hot', 'observation_envs', 'readable_env',
+           'ScriptedEnv', 'reset_envs', 'step_envs']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -109,6 +109,11 @@ def _leaf_spaces(space) -> list:
     if isinstance(space, gym.spaces.Tuple): return [s for v in space.spaces for s in _leaf_spaces(v)]
     return [space]
 
+def needs_one_hot(space: gym.Space                    # an env's (single) observation space
+                 ) -> bool:
+    "Whether `space` has Discrete, MultiDiscrete or MultiBinary parts, which the network reads as one-hot / 0-1 features (gymnasium's `FlattenObservation`)"
+    return any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(space))
+
 # %% ../../nbs/05_data.gym.ipynb #cf14d846
 def observation_envs(envs: gym.vector.VectorEnv            # a vector env
                     ) -> gym.vector.VectorEnv:
@@ -117,13 +122,13 @@ def observation_envs(envs: gym.vector.VectorEnv            # a vector env
     bad = [type(s).__name__ for s in leaves if not isinstance(s, (gym.spaces.Box, *_ONE_HOT))]
     if bad: raise ValueError(f"rlnb's networks read Box, Discrete, MultiDiscrete and MultiBinary observations (also inside Dict and Tuple), not {', '.join(sorted(set(bad)))} "
                              f"({space}): wrap the env to turn its observations into arrays.")
-    if any(isinstance(s, _ONE_HOT) for s in leaves): return gym.wrappers.vector.FlattenObservation(envs)
+    if needs_one_hot(space): return gym.wrappers.vector.FlattenObservation(envs)
     return envs
 
 def readable_env(env: gym.Env                          # a single env
                 ) -> gym.Env:
     "One env with the observations `observation_envs` gives its vector version"
-    return gym.wrappers.FlattenObservation(env) if any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(env.observation_space)) else env
+    return gym.wrappers.FlattenObservation(env) if needs_one_hot(env.observation_space) else env
 
 # %% ../../nbs/05_data.gym.ipynb #b507f742
 class ScriptedEnv(gym.Env):

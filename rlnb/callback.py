@@ -8,7 +8,7 @@ Docs: https://rlnb.github.io/rlnb/callback.html.md"""
 from __future__ import annotations
 import csv, re, sys, time, warnings
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from fastcore.basics import patch
 from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
@@ -122,25 +122,31 @@ def _redraws() -> bool:
 
 # %% ../nbs/02_callback.ipynb #7869fed7
 class ProgressCallback(Callback):
-    "A progress bar over the batches of `fit`, commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
+    "A progress bar over the batches of `fit` (or what `measure` counts), commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
     order = 50
     def __init__(self, refresh: float = 0.25,     # seconds between updates of the bar's metrics
                  leave: bool = True,          # keep the finished bar on screen
                  bar: bool | None = None,   # draw a bar (True) or write plain lines (False); None: a bar where output can redraw one
-                 line_secs: float = 30.):   # seconds between plain lines
-        self.refresh, self.leave, self.bar, self.line_secs = refresh, leave, bar, line_secs
+                 line_secs: float = 30.,    # seconds between plain lines
+                 measure: Callable | None = None):   # `measure(learn) -> (done, total, unit)`: progress in other units than this fit's batches (a run's env steps)
+        self.refresh, self.leave, self.bar, self.line_secs, self.measure = refresh, leave, bar, line_secs, measure
+
+    def progress(self) -> tuple:
+        "`(done, total, unit)`: this fit's batches, or what `measure` says"
+        if self.measure is not None: return self.measure(self.learn)
+        return getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches, 'batches'
 
     def before_fit(self):
         bar = _redraws() if self.bar is None else self.bar
-        self.pbar = progress_bar(range(self.learn.n_batches), leave=self.leave) if bar else None
+        self.pbar = progress_bar(range(self.progress()[1]), leave=self.leave) if bar else None
         if self.pbar is not None: self.pbar.update(0)
         self._t = self._t0 = time.perf_counter()
 
     def _comment(self) -> str: return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
 
     def _line(self, now: float):
-        n, total = getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches
-        print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} batches  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
+        n, total, unit = self.progress()
+        print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} {unit}  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
 
     def after_batch(self):
         now = time.perf_counter()
@@ -148,7 +154,8 @@ class ProgressCallback(Callback):
             if now - self._t >= self.line_secs: self._line(now); self._t = now
             return
         if now - self._t >= self.refresh: self.pbar.comment = self._comment(); self._t = now
-        self.pbar.update(self.learn.batch_idx + 1)
+        n, total, _ = self.progress()
+        self.pbar.update(min(n, total))
 
     def finally_fit(self):
         if self.pbar is None: return self._line(time.perf_counter())

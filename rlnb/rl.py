@@ -93,8 +93,19 @@ def unused(self: RunConfig, names) -> list:
 
 @patch
 def n_batches(self: RunConfig) -> int:
-    "Learner steps that the budget of `total_steps` env steps buys"
+    "Learner steps that the budget of `total_steps` env steps buys (at least: on-policy rollouts hold fewer env steps than rows where episodes end)"
     raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
+
+@patch
+def max_batches(self: RunConfig) -> int:
+    "The most learner steps the budget can take: `n_batches` where that count is known ahead (off-policy schedules)"
+    return self.n_batches()
+
+@patch
+def spent(self: RunConfig,
+          learn) -> bool:                     # a learner training this config (its `opt_step`, `env_step`)
+    "Whether `learn` has spent this config's budget: here, its `n_batches` learner steps"
+    return learn.opt_step >= self.n_batches()
 
 # %% ../nbs/07a_rl.ipynb #eb4b00b2
 @patch(cls_method=True)
@@ -221,10 +232,13 @@ class StopWhenSolvedCallback(Callback):
 
 # %% ../nbs/07a_rl.ipynb #1bdca01e
 class FinalEvalCallback(Callback):
-    "Evaluate the final weights at the run's last env step, in the batch that spends the budget of `learn.cfg` (a repeat of a scheduled evaluation is skipped)"
+    "In the batch that spends the budget of `learn.cfg` (`spent`): evaluate the final weights at the run's last env step (a repeat of a scheduled evaluation is skipped), and end the fit there"
     order = 21   # after the scheduled evaluation (20); before the best checkpoint (25) and the checkpoints (90)
+    def before_fit(self): self.done = False
     def after_batch(self):
-        if self.learn.opt_step == self.learn.cfg.n_batches(): self.learn.evaluator.final(self.learn.env_step)
+        if self.done or not self.learn.cfg.spent(self.learn): return
+        self.learn.evaluator.final(self.learn.env_step); self.done = True
+        if self.learn.batch_idx + 1 < self.learn.n_batches: self.learn.stop = Stop(f'budget of {self.learn.cfg.total_steps:,} env steps spent')   # the loop ends after this batch's callbacks
 
 # %% ../nbs/07a_rl.ipynb #ed4daa98
 class RLLearner(Learner):
@@ -241,7 +255,7 @@ class RLLearner(Learner):
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
         std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), ReplayRatioCallback(), *getattr(collector, 'learner_cbs', list)()]
-        tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback()] if progress else [])
+        tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback(measure=_budget_progress)] if progress else [])
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
     @property
@@ -250,8 +264,13 @@ class RLLearner(Learner):
         return self.collector.env_step
 
     def train(self):
-        "Fit the learner steps that `cfg.total_steps` env steps buy and that are not done yet (all of them, or the rest after a resume)"
-        return self.fit(max(0, self.cfg.n_batches() - self.opt_step))
+        "Train until `cfg.total_steps` env steps are spent (`cfg.spent`; all of them, or the rest after a resume)"
+        if self.opt_step >= self.cfg.n_batches() and self._it is None: self.restore_data()   # loaded at or past the least the budget buys: the collector's count decides
+        return self.fit(0 if self.cfg.spent(self) else max(0, self.cfg.max_batches() - self.opt_step))
+
+def _budget_progress(learn) -> tuple:
+    "A run's progress for its bar: env steps of its budget"
+    return learn.env_step, learn.cfg.total_steps, 'env steps'
 
 # %% ../nbs/07a_rl.ipynb #72f46b02
 class Run(NamedTuple):

@@ -291,13 +291,12 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
         if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
-        if learn.cfg.n_batches() <= learn.opt_step:          # nothing left to train
-            summary = run_summary(run_dir)
-            if summary is not None:
+        if learn.opt_step >= learn.cfg.n_batches():          # the budget may be spent: the collector's count decides (and the final evaluation needs it)
+            learn.restore_data()
+            if learn.cfg.spent(learn) and (summary := run_summary(run_dir)) is not None:   # nothing left to train
                 print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {learn.cfg.total_steps:,}); "
-                      f"pass --steps above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)
+                      f"pass {said('steps')} above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)
                 return summary
-            learn.restore_data()   # stopped after its last checkpoint: the collector's count is needed for the final evaluation
         return _run(learn, run_dir, meta['seed'], video)
 
 def _read_config(path: Path) -> dict:

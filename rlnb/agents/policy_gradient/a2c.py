@@ -32,9 +32,9 @@ class A2CConfig(PGConfig):
 
 # %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #8423fd87
 @patch
-def n_batches(self: A2CConfig) -> int:
-    "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
-    return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
+def rollout_batches(self: A2CConfig) -> int:
+    "Gradient steps per rollout: one, on the whole rollout"
+    return 1
 
 # %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #8ae2033e
 @patch

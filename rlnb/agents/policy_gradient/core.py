@@ -246,7 +246,7 @@ class ActorCriticLoss:
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #8b9f338b
 class LinearDecayCallback(Callback):
-    "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps`"
+    "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps` env steps"
     order = -20
     def __init__(self,
                  total_steps: int,                     # the env steps over which both decay to 0
@@ -256,7 +256,7 @@ class LinearDecayCallback(Callback):
         self.total, self.lr, self.clip = total_steps, lr, clip
     def before_fit(self): self._col = find_collector(self.learn)
     def before_batch(self):
-        remaining = max(0., 1. - self._col.vector_step * self._col.n_envs / self.total)
+        remaining = max(0., 1. - self._col.env_step / self.total)   # env steps, as the budget counts them (SB3's progress_remaining)
         if self.lr is not None:
             for g in self.learn.opt.param_groups: g['lr'] = self.lr * remaining
         if self.clip is not None: self.learn.loss_func.clip = max(self.clip * remaining, 1e-8)
@@ -312,6 +312,34 @@ class PGConfig(RunConfig):
     def network(self, obs_example, space) -> nn.Module:
         "The actor-critic this config trains: an `ActorCritic` (a recurrent config returns its own)"
         return ActorCritic(obs_example, space, self.hidden, self.shared, log_std_init=self.log_std_init, obs_norm=self.obs_norm, net=self.net)
+
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #9fea2454
+@patch
+def rollout_rows(self: PGConfig) -> int:
+    "Rows of one rollout the learner takes: `n_steps` × `n_envs`"
+    return self.n_steps * self.n_envs
+
+@patch
+def rollout_batches(self: PGConfig) -> int:
+    "Learner steps per rollout: each algorithm says"
+    raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (rollout_batches: learner steps per rollout).')
+
+@patch
+def n_batches(self: PGConfig) -> int:
+    "Learner steps of `total_steps / rollout_rows` rollouts (rounded up): what the budget buys where no episode ends, every row an env step"
+    return math.ceil(self.total_steps / self.rollout_rows()) * self.rollout_batches()
+
+@patch
+def max_batches(self: PGConfig) -> int:
+    "The most the budget can take: at most every other row is an auto-reset row, so two rollouts hold at least one rollout's rows of env steps"
+    return (2 * math.ceil(self.total_steps / self.rollout_rows()) + 1) * self.rollout_batches()
+
+@patch
+def spent(self: PGConfig,
+          learn) -> bool:                     # a learner training this config
+    "Whether `learn` has spent the budget: the rollout it trains on is done with, and its env steps have reached `total_steps` (as Stable-Baselines3 counts them)"
+    k = self.rollout_batches()
+    return learn.opt_step >= self.max_batches() or (learn.opt_step > 0 and learn.opt_step % k == 0 and learn.env_step >= self.total_steps)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #a0ff31c4
 def pg_learner(cfg: PGConfig,                         # the run's config: rollouts, network (`cfg.network`), minibatches (`cfg.batches`)

@@ -171,10 +171,14 @@ def fragment_envs(self: ImpalaConfig) -> int:
     return self.n_envs // self.runners if self.runners and self.async_runners else self.n_envs
 
 @patch
-def n_batches(self: ImpalaConfig) -> int:
-    "Gradient steps in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches of `bs // n_steps` columns"
-    k = self.fragment_envs
-    return math.ceil(self.total_steps / (self.n_steps * k)) * self.n_epochs * math.ceil(k / (self.bs // self.n_steps))
+def rollout_rows(self: ImpalaConfig) -> int:
+    "Rows of one rollout the learner takes: `n_steps` × `fragment_envs`"
+    return self.n_steps * self.fragment_envs
+
+@patch
+def rollout_batches(self: ImpalaConfig) -> int:
+    "Gradient steps per rollout: epochs × minibatches of `bs // n_steps` columns"
+    return self.n_epochs * math.ceil(self.fragment_envs / (self.bs // self.n_steps))
 
 @patch
 def build(self: ImpalaConfig, run: Run) -> RLLearner:

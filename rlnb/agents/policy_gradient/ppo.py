@@ -70,10 +70,9 @@ class PPOConfig(PGConfig):
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82933aee
 @patch
-def n_batches(self: PPOConfig) -> int:
-    "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches per epoch"
-    rows = self.n_steps * self.n_envs
-    return math.ceil(self.total_steps / rows) * self.n_epochs * math.ceil(rows / self.bs)
+def rollout_batches(self: PPOConfig) -> int:
+    "Minibatches per rollout: epochs × minibatches of `bs` rows per epoch"
+    return self.n_epochs * math.ceil(self.rollout_rows() / self.bs)
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bd920977
 @patch

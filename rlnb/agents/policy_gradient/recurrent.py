@@ -110,6 +110,6 @@ def network(self: RecurrentPPOConfig, obs_example, space) -> nn.Module:
     return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
 
 @patch
-def n_batches(self: RecurrentPPOConfig) -> int:
-    "Minibatches in the run: rollouts (enough to cover `total_steps`) × epochs × minibatches of `bs // n_steps` envs per epoch"
-    return math.ceil(self.total_steps / (self.n_steps * self.n_envs)) * self.n_epochs * math.ceil(self.n_envs / (self.bs // self.n_steps))
+def rollout_batches(self: RecurrentPPOConfig) -> int:
+    "Minibatches per rollout: epochs × minibatches of `bs // n_steps` envs"
+    return self.n_epochs * math.ceil(self.n_envs / (self.bs // self.n_steps))

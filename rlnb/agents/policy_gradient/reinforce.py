@@ -31,9 +31,9 @@ class ReinforceConfig(PGConfig):
     "Hyperparameters of REINFORCE with a learned baseline: `PGConfig`'s, one gradient step per rollout of T × N rows, a constant learning rate"
     lr_schedule: str = 'constant' # 'linear' (to 0 over the run) or 'constant'
 
-    def n_batches(self) -> int:
-        "Gradient steps in the run: one per rollout, enough rollouts to cover `total_steps`"
-        return math.ceil(self.total_steps / (self.n_steps * self.n_envs))
+    def rollout_batches(self) -> int:
+        "Gradient steps per rollout: one, on the whole rollout"
+        return 1
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #02017008
 @patch

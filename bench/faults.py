@@ -6,7 +6,8 @@ alive, a run started over another, a Ray runner killed by SIGKILL or exiting wit
 a runner that dies more often than `runner_restarts` allows, Ctrl-C with runners; a config that names a
 module, two writers on one run, SIGTERM, a full disk before the first checkpoint, requests that cannot
 train, paths of the wrong kind, a fuzz over --set that builds a learner for every value the checks let through,
-a runner killed when a checkpoint gathers the runners' states) and checks
+a runner killed when a checkpoint gathers the runners' states, a run SIGKILLed at random moments and
+started again each time by the same `--resume auto` command) and checks
 what a user would look for afterwards: the exit code, the one-line message, and that nothing on disk was
 lost or changed. Prints a table of case, expected and observed, then one JSON line with `cases`, `passed`
 and `failed`.
@@ -14,6 +15,8 @@ and `failed`.
     python bench/faults.py            # every case
     python bench/faults.py --ray      # the Ray runner cases only
     python bench/faults.py --cli      # the command-line cases only (refusals, writers, signals, disk, the --set fuzz)
+    python bench/faults.py --chaos    # the chaos case only: SIGKILLs at random moments, the same command after each
+    python bench/faults.py --loaded   # any of these with a second training run sharing the machine
     python bench/faults.py --save bench/results/faults.json   # any of these, also written with its provenance
 
 The Ray cases run each training in its own session (a new process group) and count, after it has ended,
@@ -381,10 +384,64 @@ def fuzz_cases() -> list:
     return [('--set fuzz, every field of every preset', 'refused or built, no crash', f"refused={res['refused']} built={res['built']} crashed={res['crashed'][:3]}", not res['crashed'])]
 
 
+def same(a, b) -> bool:
+    "Nested dicts, lists and tensors equal leaf for leaf (tensors bit for bit)"
+    if isinstance(a, torch.Tensor): return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, dict): return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)): return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(same, a, b))
+    return a == b
+
+def chaos(kills=6, seed=0):
+    """A preemptible job: `rlnb train prioritized_dqn ... --resume auto` (checkpoints every 500 env steps) SIGKILLed at `kills` moments:
+    one before its first checkpoint, one while a checkpoint is being written, the rest at random times; the same command after each.
+    The final checkpoint must equal an uninterrupted run's in every tensor, and metrics.csv in every row"""
+    script = textwrap.dedent('''
+        import sys
+        import rlnb.train as t
+        t.train_run.__defaults__ = tuple(500 if d == 5_000 else d for d in t.train_run.__defaults__)   # checkpoints every 500 env steps
+        t.resume_run.__defaults__ = tuple(500 if d == 5_000 else d for d in t.resume_run.__defaults__)
+        from rlnb.cli import main
+        sys.exit(main(sys.argv[1:]))''')
+    job = lambda out, *extra: [sys.executable, '-c', script, 'train', 'prioritized_dqn', '--steps', '6000', '--seed', '3', '--out', str(out), '--no-progress', *extra]
+    A, B = TMP/'chaos-A', TMP/'chaos-B'
+    t0 = time.time(); subprocess.run(job(A), capture_output=True); wall = time.time() - t0
+    rng, kinds, runs = np.random.default_rng(seed), ['before the first checkpoint', 'during a save'] + ['at random'] * (kills - 2), []
+    for kind in kinds:
+        p = subprocess.Popen(job(B, '--resume', 'auto'), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        had = len(checkpoints(B/'checkpoints'))
+        deadline = time.time() + 120
+        if kind == 'before the first checkpoint':
+            while not (B/'metrics.csv').exists() and p.poll() is None and time.time() < deadline: time.sleep(0.002)
+        elif kind == 'during a save':
+            while not list((B/'checkpoints').glob('.*.tmp')) and p.poll() is None and time.time() < deadline: time.sleep(0.001)
+        else: time.sleep(rng.uniform(0.2, 0.8) * wall)   # a random moment of what a run takes (a resumed one may finish first: then nothing is killed)
+        p.kill(); p.communicate()
+        runs.append(f"{kind}: {'killed' if p.returncode == -signal.SIGKILL else f'exit {p.returncode}'} with {had} checkpoint(s)")
+    r = subprocess.run(job(B, '--resume', 'auto'), capture_output=True, text=True)
+    a, b = (load_checkpoint(checkpoints(d/'checkpoints')[-1]) for d in (A, B))
+    equal = all(same(a[k], b[k]) for k in ('model', 'cycles', 'rng', 'metrics')) and same(a['data']['root'], b['data']['root']) and a['learner']['opt_step'] == b['learner']['opt_step']
+    rows = sorted((A/'metrics.csv').read_text().splitlines()) == sorted((B/'metrics.csv').read_text().splitlines())
+    first_two = all('killed with' in x for x in runs[:2]) and runs[0].endswith('with 0 checkpoint(s)')
+    want = 'before_first_and_mid_save_killed=True final_exit=0 tensors_equal=True metrics_rows_equal=True'
+    obs = f"before_first_and_mid_save_killed={first_two} final_exit={r.returncode} tensors_equal={equal} metrics_rows_equal={rows}"
+    print('chaos:', '; '.join(runs), file=sys.stderr)
+    return [(f"SIGKILL x{kills} (before the first checkpoint, mid-save, at random: {sum('killed with' in x for x in runs)} landed), --resume auto after each", want, obs, obs == want)]
+
+def loaded():
+    "A second training run sharing the machine (a long PPO run in its own session), stopped by the caller"
+    return subprocess.Popen([RLNB, 'train', 'ppo', '--steps', '100000000', '--out', str(TMP/'load'), '--no-progress'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
 def main():
+    load = loaded() if '--loaded' in sys.argv else None
+    try: run_cases()
+    finally:
+        if load is not None: os.killpg(load.pid, signal.SIGKILL); load.wait()
+
+def run_cases():
     cases = []
     if '--ray' in sys.argv: return summary(ray_cases())
     if '--cli' in sys.argv: return summary(cli_cases() + fuzz_cases())
+    if '--chaos' in sys.argv: return summary(chaos())
     for where in ('step', 'reset'):
         for fault, says in (('raise', 'env 1 raised RuntimeError'), ('die', 'env 1 died'), ('hang', 'env 1 did not answer within 1.0 s')):
             msg, procs = worker_fault(fault, where)
@@ -399,7 +456,7 @@ def main():
     cases.append(('train over a run', 'exit=2 lines=1 unchanged=True', obs, obs == 'exit=2 lines=1 unchanged=True'))
     obs = orphans()
     cases.append(('parent SIGKILLed', 'workers_alive=0', obs, obs == 'workers_alive=0'))
-    summary(cases + cli_cases() + fuzz_cases() + ray_cases())
+    summary(cases + chaos() + cli_cases() + fuzz_cases() + ray_cases())
 
 def summary(cases):
     w = max(len(c[0]) for c in cases)

@@ -131,11 +131,6 @@ class ProgressCallback(Callback):
                  measure: Callable | None = None):   # `measure(learn) -> (done, total, unit)`: progress in other units than this fit's batches (a run's env steps)
         self.refresh, self.leave, self.bar, self.line_secs, self.measure = refresh, leave, bar, line_secs, measure
 
-    def progress(self) -> tuple:
-        "`(done, total, unit)`: this fit's batches, or what `measure` says"
-        if self.measure is not None: return self.measure(self.learn)
-        return getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches, 'batches'
-
     def before_fit(self):
         bar = _redraws() if self.bar is None else self.bar
         self.pbar = progress_bar(range(self.progress()[1]), leave=self.leave) if bar else None
@@ -161,6 +156,13 @@ class ProgressCallback(Callback):
         if self.pbar is None: return self._line(time.perf_counter())
         self.pbar.comment = self._comment()
         self.pbar.on_iter_end()
+
+# %% ../nbs/02_callback.ipynb #6f288e10
+@patch
+def progress(self: ProgressCallback) -> tuple:
+    "`(done, total, unit)`: this fit's batches, or what `measure` says"
+    if self.measure is not None: return self.measure(self.learn)
+    return getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches, 'batches'
 
 # %% ../nbs/02_callback.ipynb #de01dc02
 class CSVLogger(Callback):

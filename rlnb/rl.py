@@ -232,13 +232,15 @@ class StopWhenSolvedCallback(Callback):
 
 # %% ../nbs/07a_rl.ipynb #1bdca01e
 class FinalEvalCallback(Callback):
-    "In the batch that spends the budget of `learn.cfg` (`spent`): evaluate the final weights at the run's last env step (a repeat of a scheduled evaluation is skipped), and end the fit there"
+    "In the batch that spends the budget of `learn.cfg` (`spent`): evaluate the final weights at the run's last env step (a repeat of a scheduled evaluation is skipped); a budget whose batches are not known ahead (on-policy) ends the fit there"
     order = 21   # after the scheduled evaluation (20); before the best checkpoint (25) and the checkpoints (90)
-    def before_fit(self): self.done = False
+    def before_fit(self): self.done = self.learn.cfg.spent(self.learn)   # spent before this fit (one asked past the budget): nothing to do
     def after_batch(self):
-        if self.done or not self.learn.cfg.spent(self.learn): return
+        cfg = self.learn.cfg
+        if self.done or not cfg.spent(self.learn): return
         self.learn.evaluator.final(self.learn.env_step); self.done = True
-        if self.learn.batch_idx + 1 < self.learn.n_batches: self.learn.stop = Stop(f'budget of {self.learn.cfg.total_steps:,} env steps spent')   # the loop ends after this batch's callbacks
+        if cfg.max_batches() > cfg.n_batches() and self.learn.batch_idx + 1 < self.learn.n_batches:
+            self.learn.stop = Stop(f'budget of {cfg.total_steps:,} env steps spent')   # the loop ends after this batch's callbacks
 
 # %% ../nbs/07a_rl.ipynb #ed4daa98
 class RLLearner(Learner):

@@ -31,6 +31,8 @@ def _batched(space: gym.Space, obs) -> bool:
     raise ValueError(f"An observation of {space} has shape {shape} (a batch of them: (B, {', '.join(map(str, shape))})), got {got}: "
                      "pass what the env returned, as it returned it.")
 
+
+# %% ../../nbs/05l_data.policy.ipynb #ba8331d4
 def readable_batch(space: gym.Space,                  # the env's observation space, as gymnasium makes the env
                    obs_B                              # a batch of its observations (numpy, or a tree of them)
                   ):
@@ -62,6 +64,8 @@ def env_actions(self: Policy,
     if self.flat is not None: return unflatten_actions(self.flat, act_B.astype(np.float32))
     return act_B.astype(self.action_space.dtype)
 
+
+# %% ../../nbs/05l_data.policy.ipynb #6881baf3
 @patch
 def predict(self: Policy,
             obs,                                      # one observation as the env returned it, or a batch `[B, ...]` (numpy; a dict for Dict spaces)

@@ -329,6 +329,8 @@ def n_batches(self: PGConfig) -> int:
     "Learner steps of `total_steps / rollout_rows` rollouts (rounded up): what the budget buys where no episode ends, every row an env step"
     return math.ceil(self.total_steps / self.rollout_rows()) * self.rollout_batches()
 
+
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #94cf0e07
 @patch
 def max_batches(self: PGConfig) -> int:
     "The most the budget can take: at most every other row is an auto-reset row, so two rollouts hold at least one rollout's rows of env steps"

@@ -188,7 +188,7 @@ def runner_keeps_dying():
     rc, out, err, wall, left = in_session([RLNB, 'train', 'ppo', '--runners', '2', '--env', 'rlnb_faulty:AlwaysExitCartPole-v1', '--set', 'runner_restarts=1',
                                            '--out', str(TMP/'run-dies'), '--no-progress'])
     last = err.strip().splitlines()[-1] if err.strip() else ''
-    return f"exit={rc} said={'Runner' in last and 'max_restarts=1' in last} within_30s={wall < 30} left={left}", wall
+    return f"exit={rc} said={'Runner' in last and 'max_restarts=1' in last} by_the_deaths={'did not answer' not in last} left={left}", wall   # ended by the deaths, not a timeout (a loaded machine may take any time to get there)
 
 def ctrl_c_with_runners():
     "rlnb train ppo --runners 2, Ctrl-C after 12 s: exit 130, a checkpoint to resume from, nothing left"
@@ -244,7 +244,7 @@ def ray_cases() -> list:
         want = 'completed=True restarts=1 lost=1 next_version_current=True left=0'
         cases.append((f'runner {"SIGKILLed" if how == "sigkill" else "os._exit"} mid-training', want, obs, obs == want))
     obs, wall = runner_keeps_dying()
-    want = 'exit=2 said=True within_30s=True left=0'
+    want = 'exit=2 said=True by_the_deaths=True left=0'
     cases.append(('runner dies past runner_restarts', want, f'{obs} ({wall:.1f} s)', obs == want))
     obs = ctrl_c_with_runners()
     want = 'exit=130 resumable=True left=0'
@@ -363,14 +363,15 @@ def fuzz_cases() -> list:
         import json, sys
         from dataclasses import fields
         from rlnb.presets import PRESETS, parse_settings
-        from rlnb.train import _asked, _check_run, _build
+        from rlnb.request import asked_preset, check_request
+        from rlnb.train import _build
         BAD = ('-1', '0', 'nan', 'inf', '1e30', 'abc', '', 'none', '-0.5', '2', 'true', '1,2', '99999999999999999999')
         refused = built = 0; crashed = []
         for algo, p in PRESETS.items():
             for f in fields(p.cfg):
                 for v in BAD:
                     try:
-                        q, names = _asked(p, None, parse_settings(p.cfg, [f'{f.name}={v}'], algo)); _check_run(q.cfg, algo, 0, 5000, names)
+                        q, names = asked_preset(p, None, parse_settings(p.cfg, [f'{f.name}={v}'], algo)); check_request(q, 0, 5000, names)
                     except ValueError: refused += 1; continue
                     try:
                         with _build(q, 0, False): built += 1

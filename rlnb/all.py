@@ -33,6 +33,9 @@ from .data.battle import *
 from .data.heuristics import *
 from .data.pixels import *
 from .data.policy import *
+
+
+# %% ../nbs/99_all.ipynb #69947135
 from .memory.samplers import *
 from .memory.experience_replay import *
 from .memory.sequence import *
@@ -65,6 +68,7 @@ from .export import *
 from .hub import *
 from .tune import *
 from .presets import *
+from .request import *
 from .train import *
 from .cli import *
 

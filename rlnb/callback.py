@@ -137,32 +137,36 @@ class ProgressCallback(Callback):
         if self.pbar is not None: self.pbar.update(0)
         self._t = self._t0 = time.perf_counter()
 
-    def _comment(self) -> str: return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
+    def progress(self) -> tuple:
+        "`(done, total, unit)`: this fit's batches, or what `measure` says"
+        if self.measure is not None: return self.measure(self.learn)
+        return getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches, 'batches'
 
-    def _line(self, now: float):
-        n, total, unit = self.progress()
-        print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} {unit}  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
-
-    def after_batch(self):
-        now = time.perf_counter()
-        if self.pbar is None:
-            if now - self._t >= self.line_secs: self._line(now); self._t = now
-            return
-        if now - self._t >= self.refresh: self.pbar.comment = self._comment(); self._t = now
-        n, total, _ = self.progress()
-        self.pbar.update(min(n, total))
-
-    def finally_fit(self):
-        if self.pbar is None: return self._line(time.perf_counter())
-        self.pbar.comment = self._comment()
-        self.pbar.on_iter_end()
 
 # %% ../nbs/02_callback.ipynb #6f288e10
 @patch
-def progress(self: ProgressCallback) -> tuple:
-    "`(done, total, unit)`: this fit's batches, or what `measure` says"
-    if self.measure is not None: return self.measure(self.learn)
-    return getattr(self.learn, 'batch_idx', -1) + 1, self.learn.n_batches, 'batches'
+def _comment(self: ProgressCallback) -> str: return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
+
+@patch
+def _line(self: ProgressCallback, now: float):
+    n, total, unit = self.progress()
+    print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} {unit}  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
+
+@patch
+def after_batch(self: ProgressCallback):
+    now = time.perf_counter()
+    if self.pbar is None:
+        if now - self._t >= self.line_secs: self._line(now); self._t = now
+        return
+    if now - self._t >= self.refresh: self.pbar.comment = self._comment(); self._t = now
+    n, total, _ = self.progress()
+    self.pbar.update(min(n, total))
+
+@patch
+def finally_fit(self: ProgressCallback):
+    if self.pbar is None: return self._line(time.perf_counter())
+    self.pbar.comment = self._comment()
+    self.pbar.on_iter_end()
 
 # %% ../nbs/02_callback.ipynb #de01dc02
 class CSVLogger(Callback):

@@ -17,7 +17,8 @@ from .runs import RunInterrupted, command_line
 from .track import TRACKERS, tracking_of
 from .tune import run_study
 from .presets import PRESETS, ENV_PRESETS, SPACES, get_preset, parse_settings
-from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint, run_preset
+from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint
+from .request import run_preset
 
 # %% auto #0
 __all__ = ['parser', 'Terminated', 'main']

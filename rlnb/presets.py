@@ -1,4 +1,4 @@
-"""Presets as plain data: an algorithm, an environment and its whole config; the builder a config names, changes to a config with their checks, a run's identity, and `--set` values read as the field's type.
+"""Presets as plain data: an algorithm, an environment and its whole config; the builder a config names, changes to a config, a run's identity, and `--set` values read as the field's type.
 
 Docs: https://rlnb.github.io/rlnb/presets.html.md"""
 
@@ -10,7 +10,6 @@ import contextlib, difflib, warnings
 from dataclasses import asdict, dataclass, fields, replace
 from .core import CheckpointError, load_checkpoint
 from .runs import check_seed, confirm_saved_env, said
-from .data.pixels import env_family
 from .rl import RunConfig, RLLearner
 from .agents.dqn.core import DQNConfig
 from .agents.dqn.recurrent import DRQNConfig
@@ -25,9 +24,8 @@ from .agents.selfplay import SelfPlayConfig
 from .data.policy import run_policy
 
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'SPACES', 'MAX_ENVS', 'MAX_SIZE', 'with_changes', 'check_effective', 'Preset', 'get_preset',
-           'check_fits', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings', 'min_steps',
-           'check_budget']
+__all__ = ['PRESETS', 'ENV_PRESETS', 'SPACES', 'with_changes', 'Preset', 'get_preset', 'run_meta', 'preset_of', 'loaded_learner',
+           'learner_policy', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 def with_changes(cfg: RunConfig,                       # the config to start from
@@ -42,14 +40,6 @@ def with_changes(cfg: RunConfig,                       # the config to start fro
             raise ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {k!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
                              f"its hyperparameters: {', '.join(known)}.")
     return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
-
-# %% ../nbs/19b_presets.ipynb #0602f253
-def check_effective(cfg: RunConfig,        # the config after the changes
-                    names,                 # the fields the user changed
-                    algo: str = ''):       # the algorithm's name, for the message
-    "Refuse changes that `cfg`'s switches leave without effect (`--set tau=0.01` without a soft target update): a silent no-op would mislead"
-    unused = cfg.unused(names)
-    if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
 
 # %% ../nbs/19b_presets.ipynb #f6b2e58d
 @dataclass
@@ -66,11 +56,8 @@ class Preset:
                 cbs=(),                               # extra callbacks
                 **changes
                ) -> RLLearner:
-        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced"
-        cfg = with_changes(self.cfg, changes, self.algo)
-        check_effective(cfg, changes, self.algo)
-        check_fits(replace(self, cfg=cfg))
-        return cfg.learner(self.env, seed, cbs, progress)
+        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced (a run's request is checked first: `rlnb.request`)"
+        return with_changes(self.cfg, changes, self.algo).learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
 _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000, train_every=2, updates=1,
@@ -151,20 +138,6 @@ def _reward_threshold(env: str) -> float | None:
     import gymnasium as gym
     try: return gym.spec(env).reward_threshold
     except gym.error.Error: return None
-
-# %% ../nbs/19b_presets.ipynb #b425c89f
-def check_fits(p: Preset):                           # the preset a run would train
-    "Refuse a preset whose preprocessing does not fit its env (an MLP on Atari frames, the Atari pipeline on CartPole), in one line naming the preset that does"
-    fam, pre = env_family(p.env), p.cfg.preprocess
-    if fam == pre: return
-    fit = [a for a, q in PRESETS.items() if q.cfg.preprocess == fam]
-    same = [a for a in fit if type(PRESETS[a].cfg) is type(p.cfg)]
-    base = p.algo.split('_')[0]
-    best = next((a for a in same if a == base), next((a for a in same if a.split('_')[0] == base), same[0] if same else ' or '.join(fit)))
-    kind = {'atari': 'an Atari game', 'minatar': 'a MinAtar game', None: 'not a game of frames'}[fam]
-    reads = 'reads vector observations' if pre is None else f'preprocesses {pre} frames for a CNN'
-    use = f'set preprocess={fam!r}' if best == p.algo else f"use {best}{f' (rlnb train {best} --env {p.env})' if ' ' not in best else ''}"
-    raise ValueError(f"{p.algo} {reads}, and {p.env} is {kind}: {use}.")
 
 # %% ../nbs/19b_presets.ipynb #3e53d0ef
 def run_meta(p: Preset,                            # the preset the run trains
@@ -264,51 +237,3 @@ SPACES = dict(dqn=_DQN_SPACE, double_dqn=_DQN_SPACE, dueling_dqn=_DQN_SPACE,
               ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]), n_epochs=('cat', [1, 5, 10, 20]), clip=('cat', [0.1, 0.2, 0.3, 0.4])),
               a2c=_PG_SPACE | dict(n_steps=('cat', [5, 8, 16, 32])),
               sac=_OFF_SPACE, td3=_OFF_SPACE | dict(action_noise=('float', 0.05, 0.5)))
-
-# %% ../nbs/19b_presets.ipynb #c7463c80
-MAX_ENVS = 1024   # envs one process steps: more go over runners
-
-# %% ../nbs/19b_presets.ipynb #3b9551ca
-def min_steps(cfg: RunConfig                         # an algorithm's config
-             ) -> int:
-    "The smallest `total_steps` whose budget buys `cfg` at least one learner step (its own `n_batches`, searched by doubling, then halving)"
-    buys = lambda n: replace(cfg, total_steps=n).n_batches() >= 1
-    hi = 1
-    while not buys(hi):
-        hi *= 2
-        if hi > 2**62: raise ValueError(f'No budget buys {type(cfg).__name__} a learner step: check its schedule (learning_starts, train_every).')
-    lo = hi // 2   # does not buy one (or is 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if buys(mid) else (mid, hi)
-    return hi
-
-# %% ../nbs/19b_presets.ipynb #1c3fe6e6
-MAX_SIZE = 2**31 - 1                       # a size or count that sizes arrays and tensors (a layer, a buffer, n-step, episodes) is at most this
-_UNBOUNDED = ('total_steps', 'eval_every')  # env steps: a run may be that long, an evaluation that rare
-
-def _too_big(v) -> bool:
-    if isinstance(v, tuple): return any(map(_too_big, v))
-    return isinstance(v, int) and not isinstance(v, bool) and v > MAX_SIZE
-
-# %% ../nbs/19b_presets.ipynb #db165039
-def check_budget(cfg: RunConfig,                     # the config a run will train
-                 algo: str = ''                      # the algorithm's name, for messages
-                ):
-    "Refuse a config that cannot train as asked: sizes past what arrays hold, more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
-    name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.runners, 1)
-    for f in fields(cfg):
-        if f.name not in _UNBOUNDED and _too_big(getattr(cfg, f.name)):
-            raise ValueError(f"{name}: {f.name} = {getattr(cfg, f.name)} is out of range: a size or count is at most {MAX_SIZE:,} (what the arrays and tensors it sizes can hold).")
-    if cfg.eval_envs > MAX_ENVS: raise ValueError(f"{name}: eval_envs = {cfg.eval_envs:,}: rlnb allows {MAX_ENVS:,} envs in one process (each is stepped in turn and holds its own state): use fewer.")
-    if per > MAX_ENVS:
-        raise ValueError(f"--n-envs {cfg.n_envs:,}: {per:,} envs in one process, and rlnb allows {MAX_ENVS:,} (a process steps its envs one after another, each with its own state): "
-                         f"use fewer, or spread them over --runners (each runner is a process).")
-    T = getattr(cfg, 'n_steps', 1)
-    if cfg.n_envs * T > cfg.total_steps:
-        rows = f'{cfg.n_envs:,} envs x {T} steps' if T > 1 else f'{cfg.n_envs:,} envs'
-        raise ValueError(f"{name}: one round of collection ({rows}) is {cfg.n_envs * T:,} env steps, more than the budget of {cfg.total_steps:,}: "
-                         f"lower --n-envs, or raise --steps to at least {cfg.n_envs * T:,}.")
-    if cfg.n_batches() < 1:
-        why = f' (learning starts after {cfg.learning_starts:,} transitions)' if hasattr(cfg, 'learning_starts') else ''
-        raise ValueError(f"{name}: --steps {cfg.total_steps:,} buys no update{why}: the smallest budget that trains is {min_steps(cfg):,} env steps.")

@@ -1,4 +1,4 @@
-"""Run directories that never lose data: what a directory holds, one writer at a time, refusing to train over a run, moving one aside, undoing a failed start, the newest checkpoint that loads, and checks of what a command line asks for.
+"""Run directories that never lose data: what a directory holds, one writer at a time, refusing to train over a run, moving one aside, undoing a failed start, the newest checkpoint that loads, a refusal in the caller's words (`said`), and checks of a seed and an env id (the rest of a request is checked in `rlnb.request`).
 
 Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 
@@ -15,9 +15,9 @@ from .core import load_checkpoint, CheckpointError
 from .callback import Callback, checkpoints
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'command_line', 'said', 'resume_hint', 'run_summary', 'describe_run',
-           'RunBusyError', 'lock_run', 'check_free', 'move_aside', 'check_out', 'claimed_out', 'newest_checkpoint',
-           'set_aside', 'check_device', 'check_seed', 'check_env_id', 'confirm_saved_env', 'RunInterrupted',
+__all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'command_line', 'on_command_line', 'said', 'resume_hint', 'run_summary',
+           'describe_run', 'RunBusyError', 'lock_run', 'check_free', 'move_aside', 'check_out', 'claimed_out',
+           'newest_checkpoint', 'set_aside', 'check_seed', 'check_env_id', 'confirm_saved_env', 'RunInterrupted',
            'BestCheckpointCallback']
 
 # %% ../nbs/19_runs.ipynb #7fc84d22
@@ -32,18 +32,22 @@ def command_line():
     try: yield
     finally: _COMMAND_LINE.reset(token)
 
+def on_command_line() -> bool:
+    "Whether the caller is the `rlnb` command (inside `command_line()`) rather than Python"
+    return _COMMAND_LINE.get()
+
 def said(name: str,                                   # the Python argument's name: 'env', 'n_envs', 'async_runners'
          value=_NOTHING                               # its value, if the message repeats it
         ) -> str:
     "Argument `name` (and `value`) as the caller writes it: `--n-envs 8` on the command line, `n_envs=8` from Python"
-    if not _COMMAND_LINE.get(): return name if value is _NOTHING else f'{name}={value!r}'
+    if not on_command_line(): return name if value is _NOTHING else f'{name}={value!r}'
     flag = _FLAGS.get(name, '--' + name.replace('_', '-'))
     return flag if value is _NOTHING or value is True else f'{flag} {shlex.quote(str(value))}'   # a switch (--overwrite, --async) is its flag
 
 def resume_hint(run_dir                               # the run directory
                ) -> str:
     "How the caller continues the run in `run_dir`: `rlnb train --resume DIR`, or `resume_run('DIR')`"
-    return f'rlnb train --resume {run_dir}' if _COMMAND_LINE.get() else f"resume_run({str(run_dir)!r})"
+    return f'rlnb train --resume {run_dir}' if on_command_line() else f"resume_run({str(run_dir)!r})"
 
 # %% ../nbs/19_runs.ipynb #725da498
 RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')   # with checkpoints/ckpt_*.pt: what makes a directory a run
@@ -194,22 +198,6 @@ def set_aside(paths                                    # files to keep out of th
         while new.exists(): k += 1; new = p.with_name(f'{p.name}.corrupt-{k}')
         os.rename(p, new); out.append(new)
     return out
-
-# %% ../nbs/19_runs.ipynb #bd815c96
-def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps'
-                ) -> str:
-    "`device` if torch can use it here; a `ValueError` naming the problem and the fix otherwise"
-    asked, cpu = said('device', device), said('device', 'cpu')
-    try: d = torch.device(device)
-    except (RuntimeError, TypeError) as e:
-        raise ValueError(f"{asked} is not a torch device: use cpu, cuda, cuda:N or mps.") from e
-    if d.type not in ('cpu', 'cuda', 'mps'): raise ValueError(f"{asked}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use {cpu}.")
-    if d.type == 'cuda' and not torch.cuda.is_available():
-        raise ValueError(f"{asked}: no CUDA device is available here (torch.cuda.is_available() is False): use {cpu}.")
-    if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
-        raise ValueError(f"{asked}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
-    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(f"{asked}: MPS is not available here: use {cpu}.")
-    return device
 
 # %% ../nbs/19_runs.ipynb #2dfcb330
 MAX_SEED = 2**32 - 1   # numpy's legacy global seed, and so `seed_everything`, takes no more

@@ -25,15 +25,16 @@ from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
-from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary, check_device, check_env_id, check_seed,
-                       confirm_saved_env, RunInterrupted, said, describe_run, resume_hint)
+from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary,
+                       RunInterrupted, said, describe_run, resume_hint)
 from .export import export_learner
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
-from .track import TrackCallback, check_tracker, open_tracker, tracking_of
-from .presets import get_preset, with_changes, check_effective, check_budget, check_fits, run_meta, preset_of, loaded_learner, learner_policy
+from .track import TrackCallback, open_tracker, tracking_of
+from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
+from .request import run_preset, asked_preset, check_request, check_resume, refuse_video
 
 # %% auto #0
-__all__ = ['demo', 'run_preset', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
+__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -76,10 +77,6 @@ def _plot_curve(metrics, path, threshold=None):
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #db823a50
-def _refuse_video(cfg, video):
-    "Videos are recorded from one env, as the agent reads it: a run whose agent reads extended observations refuses them before anything runs"
-    if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop --video/--gif.")
-
 def _shown_env(cfg) -> Callable:
     "How the videos' env is made: with the run's preprocessing (`data.pixels`: evaluation's whole games) for a pixel run, else as registered"
     return partial(PREPROCESS[cfg.preprocess], train=False) if cfg.preprocess else gym.make
@@ -131,48 +128,7 @@ def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
                    BestCheckpointCallback(out/'best.pt')])
     return learn
 
-# %% ../nbs/20_train.ipynb #fa07787c
-def run_preset(algo: str | None,                     # the algorithm asked for (None: the file's, or dqn)
-               env: str | None,                      # the environment asked for (None: the preset's, or the file's)
-               seed: int | None,                     # the seed asked for (None: the file's)
-               config                                # a run's config.json, or None for a new preset run
-              ) -> tuple:
-    "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's; a given `env` only confirms it)"
-    if config is None:
-        if env is not None: check_env_id(env)
-        return get_preset(algo or 'dqn', env), seed
-    try: meta = json.loads(Path(config).read_text())
-    except FileNotFoundError: raise FileNotFoundError(f"--config {config}: no such file; give the config.json of a run (e.g. runs/dqn-CartPole-v1-s0/config.json).") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"--config {config} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
-    except IsADirectoryError: raise ValueError(f"--config {config} is a directory: give the config.json inside it.") from None
-    p = preset_of(meta, config)
-    if algo not in (None, p.algo): raise ValueError(f"--config {config} trains {p.algo}, not {algo}: drop {algo!r}.")
-    if env not in (None, p.env): raise ValueError(f"--config {config} trains on {p.env}: drop --env {env}, or edit the file.")
-    if ':' in p.env and env is None:   # a file never makes rlnb import a module; the user may, by typing the id
-        raise ValueError(f"--config {config} names the environment {p.env!r}, which imports module {p.env.split(':')[0]!r}; rlnb never imports code named in a file. "
-                         f"If you trust it, run it knowingly: rlnb train --env {p.env} --config {config}")
-    check_env_id(p.env)
-    return p, meta['seed'] if seed is None else seed
-
-# %% ../nbs/20_train.ipynb #1c5aac13
-_FLAGS = dict(total_steps='--steps', n_envs='--n-envs', device='--device', runners='--runners', async_runners='--async')
-
-def _asked(p, config, changes: dict, **asked):
-    "Preset `p` with the flags' values and `changes` (`--set`); with a `config`, a flag may only repeat the file's value (`--steps` excepted: a new budget)"
-    asked = {k: v for k, v in asked.items() if v is not None}
-    for k, v in asked.items():
-        if config is not None and k != 'total_steps' and v != getattr(p.cfg, k):
-            raise ValueError(f"{_FLAGS[k]} {v} disagrees with --config {config}, which has {k} = {getattr(p.cfg, k)}: drop it, or change the config with --set {k}={v}.")
-    return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
-
 # %% ../nbs/20_train.ipynb #60ad5bf6
-def _check_run(cfg, algo: str, seed, ckpt_every, names):
-    "Every check of a new run that needs no env and no disk: seed, device, effective changes, budget, checkpoint period"
-    check_seed(seed); check_device(cfg.device)
-    check_effective(cfg, names, algo)
-    check_budget(cfg, algo)
-    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
-
 def _build(p, seed: int, progress: bool, cbs=(), **changes):
     "The preset's learner; networks or buffers larger than this machine's memory are one line, not a traceback"
     try: return p.learner(seed, progress, cbs, **changes)
@@ -204,10 +160,9 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = run_preset(algo, env, seed, config)
-    if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
-    p, names = _asked(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    _check_run(p.cfg, p.algo, seed, ckpt_every, names); _refuse_video(p.cfg, video); check_fits(p)
-    if track is not None: check_tracker(track)
+    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
+    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
+    check_request(p, seed, ckpt_every, names, video, track)   # every check of the request (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
@@ -220,15 +175,6 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
         return _run(_with_files(learn, out, ckpt_every), out, seed, video)
 
 # %% ../nbs/20_train.ipynb #fcfff264
-def _refuse_changes(run_dir: Path, meta: dict, **asked):
-    "A `ValueError` if a flag given with --resume would change the run (repeating the run's own value is fine)"
-    saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'], runners=meta['config'].get('runners', 0),
-                 async_runners=meta['config'].get('async_runners', False))
-    for k, v in asked.items():
-        if v is not None and v != saved[k]:
-            flag = '--async' if k == 'async_runners' else f"--{k.replace('_', '-')}"
-            raise ValueError(f"{flag} {v} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another --out.")
-
 def _same_run(out: Path, want: dict):
     "Refuse, in one line, a run in `out` other than the one `want` (a `run_meta`) describes; its step budget may differ (a new one continues it)"
     if not (out/'config.json').is_file(): return   # resume_run restores it from a checkpoint, or says what is missing
@@ -259,17 +205,15 @@ def resume_run(run_dir,                              # the run directory to cont
               ) -> dict:
     "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given), or, stopped before its first, start it again from its config.json; the flags may only repeat the run's"
     run_dir = Path(run_dir)
-    if steps is not None and steps < 1: raise ValueError(f'--steps must be positive, got {steps}.')
-    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f'ckpt_every must be a positive integer number of env steps, got {ckpt_every!r}.')
+    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
+    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of env steps.")
     check_free(run_dir)
     files = checkpoints(run_dir/'checkpoints')
     config = run_dir/'config.json'
     newest = newest_checkpoint(run_dir) if files or not config.is_file() else None   # none yet: the run starts again from its config.json
     meta = (newest[1].get('meta') or {}) if newest else _read_config(config)
-    p = preset_of(meta, newest[0] if newest else config); _refuse_video(p.cfg, video)
-    confirm_saved_env(meta['env'], env, run_dir)
-    if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # the run's tracker must answer before anything is written
-    _refuse_changes(run_dir, meta, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
+    p = preset_of(meta, newest[0] if newest else config)
+    check_resume(run_dir, meta, p, env, video, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)   # `rlnb.request`
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
     try:
         if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
@@ -365,7 +309,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
     path = _checkpoint_of(path)
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
-        _refuse_video(learn.cfg, video or gif)
+        refuse_video(learn.cfg, video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video, gif)
         if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
         envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores

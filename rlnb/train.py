@@ -19,7 +19,7 @@ import rlnb
 from .core import seed_everything, LEARNING_RATE, POSITIVE_INT, CheckpointError
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
-from .data.pixels import PREPROCESS
+from .data.pixels import single_env
 from .data.battle import battle_players, play_games, game_frames, record_games
 from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
@@ -77,10 +77,6 @@ def _plot_curve(metrics, path, threshold=None):
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #db823a50
-def _shown_env(cfg) -> Callable:
-    "How the videos' env is made: with the run's preprocessing (`data.pixels`: evaluation's whole games) for a pixel run, else as registered"
-    return partial(PREPROCESS[cfg.preprocess], train=False) if cfg.preprocess else gym.make
-
 def _one_game(env_id: str, **kwargs):
     "One env of the board game `env_id`, made with `kwargs` (`render_mode='rgb_array'`, say)"
     return make_game(env_id, 1, **kwargs)[0]
@@ -115,7 +111,7 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
                    out=str(out))
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
     if video and isinstance(final, BattleResult): summary['videos'] = _videos(record_games(partial(_one_game, learn.meta['env']), ev.eval_agent, ev.opponent, out/'videos', seed=seed))   # a game per seat
-    elif video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=_shown_env(cfg)))
+    elif video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=single_env(cfg.preprocess)))
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     for cb in learn.cbs:
         if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
@@ -316,7 +312,7 @@ def eval_checkpoint(path,                                 # a checkpoint written
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
-        make = _shown_env(learn.cfg)
+        make = single_env(learn.cfg.preprocess)
         if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=make))
         if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif, fps=_gif_fps(make, meta['env'])))
         return out

@@ -43,11 +43,15 @@ def caption(rows: list, meta: dict) -> str:
     return (f"{names} on {', '.join(envs)}: the mean return of the evaluation episodes over env steps, "
             f"seeds 0-{seeds - 1}, one line each; {stop}. Measured {meta['date']} on {meta['cores']} cores by `{meta['command']}`")
 
+def measured_by(results: dict, names: list) -> dict:
+    "The date, cores and command that measured the rows `names`: a rerun's (`reruns` in the file), where one covered them all, else the file's"
+    rerun = next((x for x in results.get('reruns', []) if set(names) <= set(x['algos'])), results)
+    return dict(date=rerun['date'], cores=results['cores'], command=rerun['command'])
+
 def cell_text(path: Path, results: dict) -> str:
     "The Markdown of page `path`'s curves cell"
     rows = [r for n in presets_of(path) for r in results['result'] if r['algo'] == n]
-    meta = {k: results[k] for k in ('date', 'cores', 'command')}
-    return f"![{caption(rows, meta)}]({image_name(path)})"
+    return f"![{caption(rows, measured_by(results, [r['algo'] for r in rows]))}]({image_name(path)})"
 
 def draw(rows: list, out: Path):
     "One panel per preset row: each seed's evaluation curve and the preset's threshold"

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.pixels.html.md"""
 # %% ../../nbs/05k_data.pixels.ipynb #582a968b
 from __future__ import annotations
 from functools import partial
+from typing import Callable
 from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
@@ -14,7 +15,7 @@ from .gym import make_envs, register_envs, register_installed
 
 # %% auto #0
 __all__ = ['PREPROCESS', 'NoopReset', 'MaxAndSkip', 'EpisodicLife', 'FireReset', 'WarpFrame', 'WholeGames', 'atari_env',
-           'ScaledRender', 'minatar_env', 'pixel_envs', 'env_family', 'check_preprocess']
+           'ScaledRender', 'minatar_env', 'pixel_envs', 'single_env', 'env_family', 'check_preprocess']
 
 # %% ../../nbs/05k_data.pixels.ipynb #8db39493
 class NoopReset(gym.Wrapper):
@@ -175,6 +176,12 @@ def pixel_envs(env_id: str,                    # a game of the family `preproces
     register_envs(preprocess)   # here too: a missing extra is named before any worker starts
     if mode is None: mode = 'async' if preprocess == 'atari' and n_envs >= 2 else 'sync'
     return make_envs([partial(PREPROCESS[preprocess], env_id, train)] * n_envs, mode=mode)
+
+# %% ../../nbs/05k_data.pixels.ipynb #6c8b308d
+def single_env(preprocess: str | None = None         # the run's preprocessing: 'atari', 'minatar', or None
+              ) -> Callable:
+    "How one env of a run is made for watching or acting: `PREPROCESS[preprocess]` for evaluation (`train=False`), or `gym.make`"
+    return partial(PREPROCESS[preprocess], train=False) if preprocess else gym.make
 
 # %% ../../nbs/05k_data.pixels.ipynb #cff0ee50
 def env_family(env_id: str                       # a gymnasium id

@@ -14,7 +14,7 @@ from ..core import tree_map
 from ..agent import first_leaf
 from ..actions import FlatActionSpace, unflatten_actions
 from .gym import needs_one_hot
-from .pixels import PREPROCESS
+from .pixels import single_env
 
 # %% auto #0
 __all__ = ['readable_batch', 'Policy', 'run_policy']
@@ -90,6 +90,6 @@ def run_policy(agent,                                # the run's greedy agent
                preprocess: str | None = None         # the run's preprocessing: 'atari', 'minatar' (`data.pixels`), or None
               ) -> Policy:
     "`agent` as a `Policy` for `env_id`: the spaces of one env made as gymnasium makes it (through the run's pixel preprocessing, if any)"
-    env = PREPROCESS[preprocess](env_id, train=False) if preprocess else gym.make(env_id)
+    env = single_env(preprocess)(env_id)
     try: return Policy(agent, env.observation_space, env.action_space)
     finally: env.close()

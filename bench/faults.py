@@ -405,7 +405,9 @@ def chaos(kills=6, seed=0):
         sys.exit(main(sys.argv[1:]))''')
     job = lambda out, *extra: [sys.executable, '-c', script, 'train', 'prioritized_dqn', '--steps', '6000', '--seed', '3', '--out', str(out), '--no-progress', *extra]
     A, B = TMP/'chaos-A', TMP/'chaos-B'
-    t0 = time.time(); subprocess.run(job(A), capture_output=True); wall = time.time() - t0
+    t0 = time.time(); a = subprocess.Popen(job(A), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not (A/'metrics.csv').exists() and a.poll() is None: time.sleep(0.005)
+    startup = time.time() - t0; a.wait(); training = time.time() - t0 - startup   # a kill at random is a moment of the training, not of the imports
     rng, kinds, runs = np.random.default_rng(seed), ['before the first checkpoint', 'during a save'] + ['at random'] * (kills - 2), []
     for kind in kinds:
         p = subprocess.Popen(job(B, '--resume', 'auto'), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -415,7 +417,9 @@ def chaos(kills=6, seed=0):
             while not (B/'metrics.csv').exists() and p.poll() is None and time.time() < deadline: time.sleep(0.002)
         elif kind == 'during a save':
             while not list((B/'checkpoints').glob('.*.tmp')) and p.poll() is None and time.time() < deadline: time.sleep(0.001)
-        else: time.sleep(rng.uniform(0.2, 0.8) * wall)   # a random moment of what a run takes (a resumed one may finish first: then nothing is killed)
+        else:   # a random moment of the training (a resumed run has less left: it may finish first, and then nothing is killed)
+            while not (B/'metrics.csv').exists() and p.poll() is None and time.time() < deadline: time.sleep(0.005)
+            time.sleep(rng.uniform(0.1, 0.9) * training)
         p.kill(); p.communicate()
         runs.append(f"{kind}: {'killed' if p.returncode == -signal.SIGKILL else f'exit {p.returncode}'} with {had} checkpoint(s)")
     r = subprocess.run(job(B, '--resume', 'auto'), capture_output=True, text=True)

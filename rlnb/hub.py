@@ -11,7 +11,7 @@ from pathlib import Path
 import rlnb
 from .data.eval import evaluate
 from .presets import loaded_learner, preset_of, learner_policy
-from .runs import newest_checkpoint
+from .runs import newest_checkpoint, said
 
 # %% auto #0
 __all__ = ['model_card', 'hub_folder', 'hub_path', 'is_hub_folder', 'agent_from_folder', 'push']
@@ -64,10 +64,10 @@ def hub_folder(run_dir,                              # a run directory written b
               ) -> Path:
     "Write the agent of run `run_dir` as a folder to share on the Hugging Face Hub"
     try: from safetensors.torch import save_model; import huggingface_hub
-    except ImportError: raise ValueError('--hub needs huggingface_hub and safetensors: pip install "rlnb[hub]"') from None
+    except ImportError: raise ValueError(f'{said("hub")} needs huggingface_hub and safetensors: pip install "rlnb[hub]"') from None
     run_dir, out = Path(run_dir), Path(out)
-    if not run_dir.is_dir(): raise ValueError(f"--hub shares a run: give its run directory (with its curve and summary), not {run_dir}.")
-    if out.exists() and any(out.iterdir()): raise ValueError(f"--hub {out} holds files already: name an empty or new folder.")
+    if not run_dir.is_dir(): raise ValueError(f"{said('hub')} shares a run: give its run directory (with its curve and summary), not {run_dir}.")
+    if out.exists() and any(out.iterdir()): raise ValueError(f"{said('hub', str(out))} holds files already: name an empty or new folder.")
     ck = Path(checkpoint) if checkpoint else run_dir/'best.pt' if (run_dir/'best.pt').is_file() else newest_checkpoint(run_dir)[0]
     out.mkdir(parents=True, exist_ok=True)
     with loaded_learner(ck) as learn:
@@ -116,4 +116,4 @@ def push(folder,                                     # a folder written by `hub_
         api.create_repo(repo_id, exist_ok=True)
         return str(api.upload_folder(folder_path=str(folder), repo_id=repo_id, commit_message='rlnb export --hub'))
     except Exception as e:
-        raise ValueError(f"--push {repo_id}: the upload failed ({type(e).__name__}: {str(e)[:120]}); log in with `hf auth login` (or set HF_TOKEN) and check the network.") from None
+        raise ValueError(f"{said('push_to', repo_id)}: the upload failed ({type(e).__name__}: {str(e)[:120]}); log in with `hf auth login` (or set HF_TOKEN) and check the network.") from None

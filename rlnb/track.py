@@ -11,6 +11,7 @@ from unittest import mock
 from pathlib import Path
 from urllib.parse import urlparse
 from .callback import Callback
+from .runs import said
 
 # %% auto #0
 __all__ = ['TRACKERS', 'check_tracker', 'flat', 'WandbTracker', 'MlflowTracker', 'TrackCallback', 'open_tracker', 'tracking_of']
@@ -20,9 +21,9 @@ TRACKERS = ('wandb', 'mlflow')
 
 def check_tracker(name: str):                       # `wandb` or `mlflow`
     "Refuse, in one line naming the fix, a tracker that is unknown, not installed or cannot be reached"
-    if name not in TRACKERS: raise ValueError(f"--track {name}: the trackers are {' and '.join(TRACKERS)}.")
+    if name not in TRACKERS: raise ValueError(f"{said('track', name)}: the trackers are {' and '.join(TRACKERS)}.")
     try: importlib.import_module(name)
-    except ImportError: raise ValueError(f'--track {name} needs the {name} package: pip install "rlnb[track]"') from None
+    except ImportError: raise ValueError(f'{said("track", name)} needs the {name} package: pip install "rlnb[track]"') from None
     (_check_wandb if name == 'wandb' else _check_mlflow)()
 
 # %% ../nbs/19c_track.ipynb #4e8956f1
@@ -31,9 +32,9 @@ def _check_wandb():
     if os.environ.get('WANDB_MODE', '').lower() in ('offline', 'disabled', 'dryrun'): return
     url = urlparse(os.environ.get('WANDB_BASE_URL', 'https://api.wandb.ai'))
     if not (os.environ.get('WANDB_API_KEY') or _netrc_login(url.hostname)):   # where `wandb login` keeps the key
-        raise ValueError('--track wandb: W&B is not logged in here: run `wandb login` (or set WANDB_API_KEY), or set WANDB_MODE=offline to keep the run locally and `wandb sync` it later.')
+        raise ValueError(f"{said('track', 'wandb')}: W&B is not logged in here: run `wandb login` (or set WANDB_API_KEY), or set WANDB_MODE=offline to keep the run locally and `wandb sync` it later.")
     try: socket.create_connection((url.hostname, url.port or 443), timeout=5).close()
-    except OSError as e: raise ValueError(f'--track wandb: {url.geturl()} cannot be reached ({e.__class__.__name__}): set WANDB_MODE=offline to keep the run locally.') from None
+    except OSError as e: raise ValueError(f"{said('track', 'wandb')}: {url.geturl()} cannot be reached ({e.__class__.__name__}): set WANDB_MODE=offline to keep the run locally.") from None
 
 def _netrc_login(host: str) -> bool:
     try: return netrc.netrc(os.environ.get('NETRC')).authenticators(host) is not None
@@ -48,7 +49,7 @@ def _check_mlflow():
     try:
         with mock.patch.dict(os.environ, MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5'): MlflowClient(uri).search_experiments(max_results=1)
     except Exception as e:
-        raise ValueError(f'--track mlflow: MLflow does not answer at {uri} ({type(e).__name__}): set MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.') from None
+        raise ValueError(f"{said('track', 'mlflow')}: MLflow does not answer at {uri} ({type(e).__name__}): set MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.") from None
 
 # %% ../nbs/19c_track.ipynb #d0d6a48c
 def flat(d: dict,                                   # a nested dict

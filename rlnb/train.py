@@ -278,7 +278,7 @@ def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str, v
         if opponent in HEURISTICS: opp = fixed_player(opponent, seed, envs[0].observation_space(battle_players(envs[0])[0])['observation'].shape)
         else:
             other = stack.enter_context(loaded_learner(opponent))
-            if other.meta['env'] != meta['env']: raise ValueError(f"--opponent {opponent} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
+            if other.meta['env'] != meta['env']: raise ValueError(f"{said('opponent', opponent)} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
         res = play_games(envs, agent, opp, games, seed=seed)
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
@@ -299,15 +299,15 @@ def eval_checkpoint(path,                                 # a checkpoint written
                     opponent: str = 'random'              # a board game's opponent: 'random', 'minimax' (tic-tac-toe), 'lookahead' (Connect Four) or a checkpoint of the same game
                    ) -> dict:
     "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a board game: greedy games per seat against `opponent`); optionally record videos"
-    if episodes < 1: raise ValueError(f'--episodes must be positive, got {episodes}.')
-    if gif is not None and Path(gif).is_dir(): raise ValueError(f"--gif {gif} is a directory: give the GIF file to write, such as {Path(gif)/'agent.gif'}.")
-    if video is not None and Path(video).exists() and not Path(video).is_dir(): raise ValueError(f"--video {video} is a file: give a directory for the videos.")
+    if episodes < 1: raise ValueError(f"{said('episodes', episodes)}: evaluate at least one episode.")
+    if gif is not None and Path(gif).is_dir(): raise ValueError(f"{said('gif', str(gif))} is a directory: give the GIF file to write, such as {Path(gif)/'agent.gif'}.")
+    if video is not None and Path(video).exists() and not Path(video).is_dir(): raise ValueError(f"{said('video', str(video))} is a file: give a directory for the videos.")
     path = _checkpoint_of(path)
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         refuse_video(learn.cfg, video or gif)
         if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video, gif)
-        if opponent != 'random': raise ValueError(f"--opponent is for board games, and {meta['env']} has one player: drop --opponent {opponent}.")
+        if opponent != 'random': raise ValueError(f"{said('opponent')} is for board games, and {meta['env']} has one player: drop {said('opponent', opponent)}.")
         envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
@@ -326,7 +326,7 @@ def export_checkpoint(path,                          # a checkpoint written by `
                       push_to: str | None = None     # upload the hub folder as this `USER/REPO`
                      ) -> dict:
     "Write the greedy policy of checkpoint `path` as ONNX and/or TorchScript (`19d_export`) with its parity on 1,000 observations, and/or the run as a Hub folder"
-    if push_to is not None and hub is None: raise ValueError('--push uploads the --hub folder: give --hub DIR too.')
+    if push_to is not None and hub is None: raise ValueError(f"{said('push_to')} uploads the {said('hub')} folder: give {said('hub')} too.")
     if onnx is None and torchscript is None and hub is None: raise ValueError('Name what to write: --onnx FILE, --torchscript FILE, --hub DIR, or several.')
     out = {}
     if hub is not None:

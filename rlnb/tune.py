@@ -11,6 +11,7 @@ from pathlib import Path
 from .callback import Callback, Stop
 from .loop import CancelFitException
 from .presets import get_preset, parse_settings, SPACES
+from .runs import said
 
 # %% auto #0
 __all__ = ['suggest', 'PruneCallback', 'run_study']
@@ -89,7 +90,7 @@ def run_study(algo: str,                             # a preset with a search sp
     import optuna
     p = get_preset(algo, env)
     if p.algo not in SPACES: raise ValueError(f"{p.algo} has no search space; the presets that have one: {', '.join(SPACES)}.")
-    if jobs > 1 and storage is None: raise ValueError(f"--jobs {jobs} runs trials in {jobs} processes, which share the study through its storage: give --storage sqlite:///tune.db.")
+    if jobs > 1 and storage is None: raise ValueError(f"{said('jobs', jobs)} runs trials in {jobs} processes, which share the study through its storage: give {said('storage', 'sqlite:///tune.db')}.")
     name = study or f"{p.algo}-{p.env.replace('/', '-')}"
     optuna.logging.set_verbosity(optuna.logging.ERROR)   # a failed trial is our one line, not Optuna's traceback
     st = optuna.create_study(study_name=name, storage=storage, load_if_exists=True, direction='maximize', **_searcher(seed))

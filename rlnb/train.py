@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import contextlib, json, re, sys, time
+import contextlib, json, re, sys, time, warnings
 from functools import partial
 from typing import Callable
 import gymnasium as gym
@@ -232,7 +232,8 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
         if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
         if learn.opt_step >= learn.cfg.n_batches():          # the budget may be spent: the collector's count decides (and the final evaluation needs it)
-            learn.restore_data()
+            with warnings.catch_warnings():   # read, not resumed: an env that cannot be snapshotted has nothing to say yet
+                warnings.simplefilter('ignore'); learn.restore_data()
             if learn.cfg.spent(learn) and (summary := run_summary(run_dir)) is not None:   # nothing left to train
                 print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {learn.cfg.total_steps:,}); "
                       f"pass {said('steps')} above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)

@@ -8,7 +8,6 @@ Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 from __future__ import annotations
 import contextlib, contextvars, importlib, json, os, shlex, shutil, sys
 from pathlib import Path
-import torch
 import gymnasium as gym
 from filelock import FileLock, Timeout
 from .core import load_checkpoint, CheckpointError

@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.a2c.html.md"""
 
 # %% ../../../nbs/11d_agents.policy_gradient.a2c.ipynb #bd4e205f
 from __future__ import annotations
-import math
 from dataclasses import dataclass
 from fastcore.basics import patch
 from ...core import check_fields, UNIT

@@ -35,7 +35,7 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--async', dest='async_runners', action='store_const', const=True, help='with --runners: take whichever fragment is ready (off-policy algorithms)')
     t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
-    t.add_argument('--device', help="torch device (default cpu: the presets' small networks, acting one step at a time, train faster on the CPU than on a GPU)")
+    t.add_argument('--device', help="torch device (default auto: CUDA for a preset with a CNN where there is a GPU, the CPU for the MLP presets, which train faster there)")
     t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
     t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how; before the first, from step 0); --resume auto: start the run in --out, or continue it if it is there (for job scripts that a scheduler repeats)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
         with _sigterm_unwinds(), command_line():   # refusals name the flags
             if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
             elif args.command == 'train':
-                if (args.device or 'cpu') == 'cpu': torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
+                if (args.device or 'auto') in ('cpu', 'auto'): torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
                 print(json.dumps(_train_cmd(args)))
             elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
             elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))

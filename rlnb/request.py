@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/request.html.md"""
 
 # %% ../nbs/19g_request.ipynb #7d667407
 from __future__ import annotations
-import json
+import json, sys
 from dataclasses import fields, replace
 from pathlib import Path
 import torch
@@ -19,7 +19,7 @@ from .track import check_tracker, tracking_of
 
 # %% auto #0
 __all__ = ['MAX_ENVS', 'MAX_SIZE', 'run_preset', 'asked_preset', 'check_device', 'check_effective', 'check_fits', 'min_steps',
-           'check_budget', 'refuse_video', 'check_request', 'refuse_changes', 'check_resume']
+           'check_budget', 'refuse_video', 'chosen', 'device_note', 'check_request', 'refuse_changes', 'check_resume']
 
 # %% ../nbs/19g_request.ipynb #fa07787c
 def run_preset(algo: str | None,                     # the algorithm asked for (None: the file's, or dqn)
@@ -65,9 +65,10 @@ def asked_preset(p: Preset,                          # the preset (a config.json
     return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
 
 # %% ../nbs/19g_request.ipynb #bd815c96
-def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps'
+def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps', or 'auto'
                 ) -> str:
-    "`device` if torch can use it here; a `ValueError` naming the problem and the fix otherwise"
+    "`device` if torch can use it here ('auto' always can: `pick_device`); a `ValueError` naming the problem and the fix otherwise"
+    if device == 'auto': return device
     asked, cpu = said('device', device), said('device', 'cpu')
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
@@ -158,6 +159,21 @@ def refuse_video(cfg,                                # the run's config
     if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop {said('video')}/{said('gif')}.")
 
 
+# %% ../nbs/19g_request.ipynb #7df6a9b3
+def chosen(p: Preset                                 # a preset whose config may say 'auto'
+          ) -> Preset:
+    "`p` with its 'auto' device and env backend made concrete here (`RunConfig.resolved`)"
+    return replace(p, cfg=p.cfg.resolved())
+
+def device_note(cfg: RunConfig,                      # a resolved config whose device was 'auto'
+                cuda: bool | None = None             # whether there is a CUDA GPU (None: whether torch sees one here)
+               ) -> str | None:
+    "The line a run says on stderr when `device='auto'` chose for it: the device, and why; None where there was no choice (an MLP, and no GPU)"
+    if cuda is None: cuda = torch.cuda.is_available()
+    if not cfg.preprocess and not cuda: return None
+    why = 'an MLP: the CPU trains it faster than a GPU' if not cfg.preprocess else 'a CNN, and torch sees a GPU' if cfg.device != 'cpu' else 'a CNN, and torch sees no GPU'
+    return f"rlnb train: {said('device', cfg.device)} chosen by device=auto ({why})"
+
 # %% ../nbs/19g_request.ipynb #c1b8ee86
 def check_request(p: Preset,                         # the preset the run would train (flags and changes applied: `asked_preset`)
                   seed,                              # the run's seed
@@ -166,14 +182,14 @@ def check_request(p: Preset,                         # the preset the run would 
                   video: bool = False,               # whether videos are asked for
                   track: str | None = None           # the tracker asked for, if any
                  ) -> Preset:
-    "Every check of a new run that needs no env and no disk; `p` if it passes, else a `ValueError` (or `ImportError`) naming the problem and the fix in the caller's words"
+    "Every check of a new run that needs no env and no disk; `p` with its 'auto' settings chosen (`chosen`) if it passes, else a `ValueError` (or `ImportError`) naming the problem and the fix in the caller's words"
     check_seed(seed); check_device(p.cfg.device)
     check_effective(p.cfg, names, p.algo)
     check_budget(p.cfg, p.algo)
     if not POSITIVE_INT[0](ckpt_every): raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of env steps.")
     refuse_video(p.cfg, video); check_fits(p)
     if track is not None: check_tracker(track)
-    return p
+    return chosen(p)
 
 # %% ../nbs/19g_request.ipynb #d492d7e9
 def refuse_changes(run_dir: Path,                    # the run directory

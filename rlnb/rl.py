@@ -7,7 +7,8 @@ Docs: https://rlnb.github.io/rlnb/rl.html.md"""
 # %% ../nbs/07a_rl.ipynb #d5e25ff2
 from __future__ import annotations
 import copy
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from functools import partial
 from fastcore.basics import patch
 from typing import Any, Callable, NamedTuple
@@ -21,7 +22,8 @@ from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
-from .data.pixels import pixel_envs, check_preprocess
+from .data.pixels import check_preprocess
+from .data.vector import VECTORS, pick_vector, train_envs, pixel_envs
 from .data.pomdp import ExtendedObs, extended_inputs
 from .actions import action_envs
 from .data.collector import Collector, EpisodeLogger, source_collector, find_collector
@@ -33,8 +35,8 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig',
-           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'run_envs', 'seeded_init',
-           'evaluator', 'runner_agent', 'collection']
+           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'run_envs',
+           'seeded_init', 'evaluator', 'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -47,7 +49,7 @@ class RunConfig:
     eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = None  # evaluation mean that counts as solved (None: no threshold)
     stop_when_solved: bool = False  # end the run at the first evaluation that reaches the threshold
-    device: str = 'cpu'           # torch device of the networks
+    device: str = 'auto'          # torch device of the networks ('auto': CUDA for a CNN where there is a GPU, else the CPU: `pick_device`)
     env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
     runners: int = 0              # Ray actors that collect, each with n_envs / runners envs (0: collect in this process)
     async_runners: bool = False   # take whichever runner's fragment is ready (algorithms that tolerate lag); False: synchronous rounds
@@ -58,6 +60,7 @@ class RunConfig:
     runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
     eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
     preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
+    vector: str = 'auto'          # how training envs step: 'gymnasium', 'ale' or 'envpool' (C++ threads, Atari games: `rlnb.data.vector`), 'auto': 'ale' for Atari
     extended_obs: str | None = None  # what the policy sees beside each observation: any of 'action', 'reward', 'step', comma-separated (`ExtendedObs`); None: the observation alone
     tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
 
@@ -66,6 +69,7 @@ class RunConfig:
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
                      fragment=POSITIVE_INT, inflight=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
+                     vector=one_of('auto', *VECTORS),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
         self._check_combinations()
 
@@ -79,6 +83,7 @@ def _check_combinations(self: RunConfig):
     if self.extended_obs is not None:
         extended_inputs(self.extended_obs)
         if self.preprocess: raise ValueError(f"{type(self).__name__}: extended_obs adds vectors beside the observation, and the '{self.preprocess}' networks read frames only: drop extended_obs.")
+    pick_vector(self.vector, self.preprocess)   # a C++ backend for envs that are not Atari games: refused by name
     if self.async_runners and not self.tolerates_lag:
         raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
                          'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
@@ -296,6 +301,26 @@ def example_obs(envs                                 # a vector env
     "One sampled observation of `envs` as a batch of one `[1, ...]` (a dict of them for Dict observations): what a network is sized from"
     return tree_map(lambda x: torch.as_tensor(np.asarray(x)[None]), envs.single_observation_space.sample())
 
+# %% ../nbs/07a_rl.ipynb #d397d83f
+_MLP_ON_CUDA = ("device={device!r} for a network that is not a CNN: the presets' MLPs trained slower on CUDA than on the CPU "
+                "(on an H200: dqn 0.48x, ppo 0.87x, sac 0.64x the CPU's env steps per second, bench/results/device_h200*.json); device='auto' picks the CPU for them.")
+
+def pick_device(device: str,                       # a config's `device`: 'auto', or a torch device name
+                preprocess: str | None,            # the config's preprocessing: a network of frames if set
+                cuda: bool | None = None           # whether there is a CUDA GPU (None: whether torch sees one here)
+               ) -> str:
+    "The device `device` means: for 'auto', 'cuda' for a CNN (frames: a `preprocess`) where there is a GPU, else 'cpu'; any other name as it is"
+    if device != 'auto': return device
+    if cuda is None: cuda = torch.cuda.is_available()
+    return 'cuda' if preprocess and cuda else 'cpu'
+
+@patch
+def resolved(self: RunConfig) -> RunConfig:
+    "This config with its 'auto' settings made concrete on this machine: `device` (`pick_device`) and `vector` (`pick_vector`); warns once for an MLP on CUDA"
+    cfg = replace(self, device=pick_device(self.device, self.preprocess), vector=pick_vector(self.vector, self.preprocess))
+    if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
+    return cfg
+
 # %% ../nbs/07a_rl.ipynb #a7e1e759
 @patch
 def learner(self: RunConfig,
@@ -306,15 +331,15 @@ def learner(self: RunConfig,
             envs=None,                   # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
             eval_envs=None               # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
            ) -> RLLearner:
-    "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.build(Run(...))`"
-    return self.build(Run(env_id, seed, tuple(cbs), progress, envs, eval_envs))
+    "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.resolved().build(Run(...))`"
+    return self.resolved().build(Run(env_id, seed, tuple(cbs), progress, envs, eval_envs))
 
 # %% ../nbs/07a_rl.ipynb #ad240005
 def run_envs(env_id: str,                          # a registered gymnasium id
              n_envs: int,                          # envs side by side
              envs=None,                            # a vector env to use instead of making one
              runners: int = 0,                     # the run's runners: if any, they make the envs, and one env here gives the spaces
-             cfg: RunConfig | None = None,         # the run's config: its `preprocess` ('atari', 'minatar': `pixel_envs`) and `extended_obs` (`ExtendedObs`)
+             cfg: RunConfig | None = None,         # the run's config: its `preprocess` ('atari', 'minatar'), `vector` (`train_envs`) and `extended_obs` (`ExtendedObs`)
              train: bool = True):                  # training envs, or evaluation envs (Atari: whole games, game scores)
     "`envs` (or `n_envs` new envs of `env_id`, made as `cfg` says) with observations a network can read and actions a policy can take (nested ones made flat)"
     if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
@@ -322,7 +347,8 @@ def run_envs(env_id: str,                          # a registered gymnasium id
     pre, ext = (cfg.preprocess, cfg.extended_obs) if cfg is not None else (None, None)
     check_preprocess(env_id, pre)   # an Atari game without its preprocessing, or the reverse: refused by name
     n = 1 if runners else n_envs
-    envs = pixel_envs(env_id, n, pre, train) if pre else make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ())
+    if pre: envs = train_envs(env_id, n, pre, cfg.vector) if train else pixel_envs(env_id, n, pre, train=False)   # evaluation: the reference's whole games
+    else: envs = make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ())
     return action_envs(observation_envs(envs))
 
 def seeded_init(seed: int,                            # the run's weight seed

@@ -31,7 +31,7 @@ from .export import export_learner
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
 from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
-from .request import run_preset, asked_preset, check_request, check_resume, refuse_video
+from .request import run_preset, asked_preset, check_request, device_note, check_resume, refuse_video
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
@@ -141,7 +141,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               seed: int | None = 0,                 # the run's seed (with `config`: None keeps the file's)
               n_envs: int | None = None,            # envs collecting side by side (default: the config's)
               out=None,                             # run directory (default runs/ALGO-ENV-sSEED)
-              device: str | None = None,            # torch device (default: the config's, cpu)
+              device: str | None = None,            # torch device (default: the config's, auto: `pick_device`)
               video: bool = False,                  # record a video of the final agent
               progress: bool = True,                # show a progress bar
               ckpt_every: int = 5000,               # env steps between checkpoints
@@ -158,13 +158,14 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
     p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    check_request(p, seed, ckpt_every, names, video, track)   # every check of the request (`rlnb.request`)
+    p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
+        if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
         learn.meta = run_meta(p, seed)
         (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
         if track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])

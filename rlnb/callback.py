@@ -10,6 +10,7 @@ import csv, re, sys, time, warnings
 from pathlib import Path
 from typing import Callable, NamedTuple
 from fastcore.basics import patch
+import torch
 from fastprogress.core import IN_NOTEBOOK, format_time
 from fastprogress.fastprogress import progress_bar
 from .core import atomic_write
@@ -54,21 +55,46 @@ class Callback:
 # %% ../nbs/02_callback.ipynb #d49dd4dc
 class Metrics:
     "Named, step-indexed series of floats that any callback can log to and any logger can read"
-    def __init__(self): self.series, self.sinks = {}, []
+    def __init__(self,
+                 defer: bool | None = None):     # keep logged tensors until the series are read: None for those on an accelerator, True for all
+        self._series, self.sinks, self.defer, self._waiting = {}, [], defer, []
 
     def log(self,
             name: str,                            # the series
             value,                                # a number or a one-element tensor
             step: int):                           # its position on the x axis (an opt step, an env step)
-        "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks"
-        value = value.item() if hasattr(value, 'item') else float(value)   # a tensor (even one that requires grad) or a number
-        steps, values = self.series.setdefault(name, ([], []))
-        steps.append(int(step)); values.append(value)
-        for sink in self.sinks: sink(name, value, int(step))
+        "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks; a deferred tensor waits for the next read (`flush`)"
+        if isinstance(value, torch.Tensor) and (self.defer or (self.defer is None and value.device.type != 'cpu')):
+            self._waiting.append((name, value.detach(), int(step)))   # reading it now would make the host wait for the device
+            if len(self._waiting) >= 4096: self.flush()              # a bound on what waits
+            return
+        self.flush()   # what waits goes first: the series and the sinks see the values in the order they were logged
+        self._append(name, value.item() if hasattr(value, 'item') else float(value), int(step))
+
+    def _append(self, name: str, value: float, step: int):
+        steps, values = self._series.setdefault(name, ([], []))
+        steps.append(step); values.append(value)
+        for sink in self.sinks: sink(name, value, step)
 
     def __getitem__(self, name: str) -> tuple: return self.series[name]
     def __contains__(self, name: str) -> bool: return name in self.series
     def __repr__(self): return f"Metrics({', '.join(f'{k}[{len(s)}]' for k, (s, _) in self.series.items())})"
+
+# %% ../nbs/02_callback.ipynb #d461f222
+@patch
+def flush(self: Metrics):
+    "Read every waiting tensor at once (one host synchronisation) and append them to their series, in the order they were logged"
+    if not self._waiting: return
+    waiting, self._waiting = self._waiting, []
+    dev = waiting[0][1].device
+    values = torch.stack([t.reshape(()).to(dev).double() for _, t, _ in waiting]).tolist()
+    for (name, _, step), v in zip(waiting, values): self._append(name, v, step)
+
+@patch(as_prop=True)
+def series(self: Metrics) -> dict:
+    "`{name: (steps, values)}`: every series, with the waiting values read first"
+    self.flush()
+    return self._series
 
 # %% ../nbs/02_callback.ipynb #1450b829
 @patch
@@ -92,7 +118,7 @@ def state_dict(self: Metrics) -> dict:
 
 @patch
 def load_state_dict(self: Metrics, state: dict):
-    self.series = {k: (list(d['step']), list(d['value'])) for k, d in state.items()}
+    self._series, self._waiting = {k: (list(d['step']), list(d['value'])) for k, d in state.items()}, []
     return self
 
 # %% ../nbs/02_callback.ipynb #5ed6426c

@@ -90,6 +90,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/20c_cli.ipynb #8540c505
+def _threads(preprocess: str | None):
+    "Torch threads for a run: one for an MLP (as fast, and far faster on a busy machine); torch's default, one per core, for a CNN, whose update is most of its time"
+    if not preprocess: torch.set_num_threads(1)
+
 def _train_cmd(args) -> dict:
     auto = args.resume == 'auto'   # start the run in --out, or continue it if it is there: one command a scheduler can repeat
     if auto and args.overwrite: raise ValueError('--resume auto continues the run in --out, and --overwrite moves it aside to start afresh: choose one.')
@@ -102,12 +106,15 @@ def _train_cmd(args) -> dict:
             raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the tracker it started with (its tracking.json): drop --track.")
         for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
             if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
+        try: _threads(json.loads((Path(args.resume)/'config.json').read_text())['config'].get('preprocess'))
+        except (OSError, ValueError, KeyError, TypeError): _threads(None)   # resume_run says what is wrong with the run, if anything
         return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
                           runners=args.runners, async_runners=args.async_runners)
     if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = run_preset(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
+    _threads(changes.get('preprocess', p.cfg.preprocess))
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
 
@@ -152,7 +159,6 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
         with _sigterm_unwinds(), command_line():   # refusals name the flags
             if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
             elif args.command == 'train':
-                if (args.device or 'auto') in ('cpu', 'auto'): torch.set_num_threads(1)   # small RL models: one thread is as fast, and far faster on a busy machine
                 print(json.dumps(_train_cmd(args)))
             elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
             elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))

@@ -193,12 +193,13 @@ def _do_batch(self: Learner):
 # %% ../nbs/03_learner.ipynb #3ce7b6e2
 @patch
 def _check_finite(self: Learner, u: LossCallback):
-    "Raise before backward if the loss is NaN or inf"
-    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): a fraction of isfinite's cost
+    "Raise before backward if the loss is NaN or inf; where reading it would stall a device (`metrics` defers it), a device-side assert, raised at the next read"
     which = f"The loss '{u.name}'" if len(self.losses) > 1 else 'The loss'
-    raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} "
-                             f"(opt_step {self.opt_step}): check the data for NaN/inf, lower the learning rate, or clip gradients. "
-                             "The weights were not updated with it.")
+    fix = "check the data for NaN/inf, lower the learning rate, or clip gradients. The weights were not updated with it."
+    if self.metrics.defer or (self.metrics.defer is None and self.loss.device.type != 'cpu'):
+        return torch._assert_async(torch.isfinite(self.loss).all(), f"{which} is not finite at batch {self.batch_idx} (opt_step {self.opt_step}): {fix}")
+    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): a fraction of isfinite's cost
+    raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} (opt_step {self.opt_step}): {fix}")
 
 # %% ../nbs/03_learner.ipynb #5a76a2f4
 @patch

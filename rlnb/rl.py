@@ -22,8 +22,8 @@ from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
-from .data.pixels import check_preprocess
-from .data.vector import VECTORS, pick_vector, train_envs, pixel_envs
+from .data.pixels import pixel_envs, check_preprocess
+from .data.vector import VECTORS, pick_vector, train_envs
 from .data.pomdp import ExtendedObs, extended_inputs
 from .actions import action_envs
 from .data.collector import Collector, EpisodeLogger, source_collector, find_collector
@@ -317,7 +317,7 @@ def pick_device(device: str,                       # a config's `device`: 'auto'
 @patch
 def resolved(self: RunConfig) -> RunConfig:
     "This config with its 'auto' settings made concrete on this machine: `device` (`pick_device`) and `vector` (`pick_vector`); warns once for an MLP on CUDA"
-    cfg = replace(self, device=pick_device(self.device, self.preprocess), vector=pick_vector(self.vector, self.preprocess))
+    cfg = replace(self, device=pick_device(self.device, self.preprocess), vector=pick_vector(self.vector, self.preprocess, self.n_envs // max(self.runners, 1)))
     if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
     return cfg
 

@@ -122,11 +122,12 @@ def _make_cpp(env_id, n_envs, backend, seed): return cpp_atari(env_id, n_envs, b
 
 # %% ../../nbs/05m_data.vector.ipynb #818edeea
 def pick_vector(vector: str,                      # a config's `vector`: 'auto', 'gymnasium', 'ale' or 'envpool'
-                preprocess: str | None            # the config's preprocessing: 'atari', 'minatar' or None
+                preprocess: str | None,           # the config's preprocessing: 'atari', 'minatar' or None
+                n_envs: int = 2                   # envs this process steps
                ) -> str:
-    "The backend `vector` means for envs preprocessed by `preprocess`: 'auto' is 'ale' for Atari games and 'gymnasium' for the rest"
+    "The backend `vector` means for `n_envs` envs preprocessed by `preprocess`: 'auto' is 'ale' for 2 or more Atari games and 'gymnasium' for the rest"
     if vector not in ('auto', *VECTORS): raise ValueError(f"vector must be 'auto' or one of {', '.join(map(repr, VECTORS))}, got {vector!r}.")
-    if vector == 'auto': return 'ale' if preprocess == 'atari' else 'gymnasium'
+    if vector == 'auto': return 'ale' if preprocess == 'atari' and n_envs >= 2 else 'gymnasium'
     if vector != 'gymnasium' and preprocess != 'atari':
         raise ValueError(f"vector={vector!r} steps Atari games in C++, and these envs are {'MinAtar games' if preprocess == 'minatar' else 'not Atari games'} (preprocess={preprocess!r}): use vector='auto' or 'gymnasium'.")
     return vector
@@ -137,5 +138,5 @@ def train_envs(env_id: str,                       # a game of the family `prepro
                vector: str = 'auto'               # the backend (`pick_vector`)
               ) -> gym.vector.VectorEnv:
     "A run's training envs of a game of frames: `atari_vector` for a C++ backend, else the reference `pixel_envs`"
-    v = pick_vector(vector, preprocess)
+    v = pick_vector(vector, preprocess, n_envs)
     return pixel_envs(env_id, n_envs, preprocess) if v == 'gymnasium' else atari_vector(env_id, n_envs, v)

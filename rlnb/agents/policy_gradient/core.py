@@ -276,7 +276,7 @@ class PGStatsCallback(Callback):
             w_B = mean_weights(m)
             stats['approx_kl'] = (lr_B.exp() - 1 - lr_B) @ w_B
             if clip is not None: stats['clip_frac'] = ((lr_B.exp() - 1).abs() > clip).float() @ w_B
-        for k, v in stats.items(): self.learn.metrics.log(k, float(v), self._col.env_step)
+        for k, v in stats.items(): self.learn.metrics.log(k, v, self._col.env_step)   # tensors: on a GPU they wait to be read with the rest (`Metrics`)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #82b1b4e1
 @dataclass

@@ -89,7 +89,8 @@ def end_to_end(algo, steps, repeats, starts):
     return row
 
 def split(algo, steps, setup, starts):
-    with learner(algo, steps, *SETUPS[setup], starts) as learn: (wall, _), _, s = timed_train(learn, split=True)
+    vector, threads = SETUPS[setup]
+    with learner(algo, steps, vector, starts, threads) as learn: (wall, _), _, s = timed_train(learn, split=True)
     return dict(s, wall=round(wall, 2), other_share=round(s['other'] / sum(s.values()), 3), env_share=round(s['env'] / sum(s.values()), 3))
 
 def main():

@@ -38,9 +38,10 @@ def ratios_line(out: dict, targets: dict = {}) -> str:
                      for k in out if k.startswith(('ratio_vs', 'cpu_ratio_vs')) and not k.endswith('_spread'))
 
 def no_eval(learn):
-    "`learn` without its final evaluation: the peers and the bare loops evaluate nothing, so the timed work must not either"
-    from rlnb.rl import FinalEvalCallback
-    learn.remove_cbs([cb for cb in learn.cbs if isinstance(cb, FinalEvalCallback)])
+    """`learn` without its final evaluation: the peers and the bare loops evaluate nothing, so the timed work must not either.
+    Its `FinalEvalCallback` stays: it ends an on-policy fit where the budget of env steps is spent (without it the fit
+    would run to `max_batches`, an upper bound); only the evaluation it makes there is skipped."""
+    learn.evaluator.final = lambda env_step: None
     return learn
 
 def timed_train(learn, split=False):

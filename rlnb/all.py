@@ -33,6 +33,7 @@ from .data.battle import *
 from .data.heuristics import *
 from .data.pixels import *
 from .data.policy import *
+from .data.vector import *
 
 
 # %% ../nbs/99_all.ipynb #69947135

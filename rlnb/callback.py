@@ -90,6 +90,7 @@ def flush(self: Metrics):
     values = torch.stack([t.reshape(()).to(dev).double() for _, t, _ in waiting]).tolist()
     for (name, _, step), v in zip(waiting, values): self._append(name, v, step)
 
+# %% ../nbs/02_callback.ipynb #15a3abc2
 @patch(as_prop=True)
 def series(self: Metrics) -> dict:
     "`{name: (steps, values)}`: every series, with the waiting values read first"

@@ -94,6 +94,7 @@ def _threads(preprocess: str | None):
     "Torch threads for a run: one for an MLP (as fast, and far faster on a busy machine); torch's default, one per core, for a CNN, whose update is most of its time"
     if not preprocess: torch.set_num_threads(1)
 
+# %% ../nbs/20c_cli.ipynb #a79647b7
 def _train_cmd(args) -> dict:
     auto = args.resume == 'auto'   # start the run in --out, or continue it if it is there: one command a scheduler can repeat
     if auto and args.overwrite: raise ValueError('--resume auto continues the run in --out, and --overwrite moves it aside to start afresh: choose one.')

@@ -175,7 +175,7 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
     p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
     _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
-    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.device,
+    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.torch_device,
                                                                           example=example_step(envs, version=cfg.runners > 0), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, agent, seeds[4].int(), run.eval_envs)   # deterministic acting: no draws, no counting

@@ -165,6 +165,7 @@ def chosen(p: Preset                                 # a preset whose config may
     "`p` with its 'auto' device and env backend made concrete here (`RunConfig.resolved`)"
     return replace(p, cfg=p.cfg.resolved())
 
+# %% ../nbs/19g_request.ipynb #7c1aeeaf
 def device_note(cfg: RunConfig,                      # a resolved config whose device was 'auto'
                 cuda: bool | None = None             # whether there is a CUDA GPU (None: whether torch sees one here)
                ) -> str | None:

@@ -314,10 +314,17 @@ def pick_device(device: str,                       # a config's `device`: 'auto'
     if cuda is None: cuda = torch.cuda.is_available()
     return 'cuda' if preprocess and cuda else 'cpu'
 
+# %% ../nbs/07a_rl.ipynb #03ca4e35
+@patch(as_prop=True)
+def torch_device(self: RunConfig) -> str:
+    "Where the networks and tensors go: `device`, with 'auto' chosen on this machine (`pick_device`); what algorithms build on"
+    return pick_device(self.device, self.preprocess)
+
+# %% ../nbs/07a_rl.ipynb #79b9900e
 @patch
 def resolved(self: RunConfig) -> RunConfig:
     "This config with its 'auto' settings made concrete on this machine: `device` (`pick_device`) and `vector` (`pick_vector`); warns once for an MLP on CUDA"
-    cfg = replace(self, device=pick_device(self.device, self.preprocess), vector=pick_vector(self.vector, self.preprocess, self.n_envs // max(self.runners, 1)))
+    cfg = replace(self, device=self.torch_device, vector=pick_vector(self.vector, self.preprocess, self.n_envs // max(self.runners, 1)))
     if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
     return cfg
 

@@ -169,9 +169,9 @@ def sac_parts(cfg: SACConfig,                        # the config
              ) -> ActorCriticParts:
     "SAC's networks, its three losses (two with a fixed `alpha`), its selector and the target critics' Polyak updates"
     s, act_dim = seeder.spawn(3), space.shape[0]
-    nets = SACNets(obs_example, act_dim, cfg.hidden, cfg.alpha, cfg.alpha_init).to(cfg.device)
+    nets = SACNets(obs_example, act_dim, cfg.hidden, cfg.alpha, cfg.alpha_init).to(cfg.torch_device)
     target = target_copy(nets.critic)
-    low, high = torch.as_tensor(space.low, device=cfg.device), torch.as_tensor(space.high, device=cfg.device)
+    low, high = torch.as_tensor(space.low, device=cfg.torch_device), torch.as_tensor(space.high, device=cfg.torch_device)
     critic = SACCriticLoss(nets, target, low, high, cfg.gamma, cfg.lr, cfg.grad_clip, seed=s[0].int())
     actor = SACActorLoss(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
     h = -float(act_dim) if cfg.target_entropy is None else cfg.target_entropy

@@ -338,7 +338,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
-        net = BoardQNetwork(ex, n, cfg.hidden, cfg.conv).to(cfg.device)
+        net = BoardQNetwork(ex, n, cfg.hidden, cfg.conv).to(cfg.torch_device)
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
@@ -350,11 +350,11 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
         net2, loss2 = seeded_init(seeds[6].int(), build)
         other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
         opponent = Rival(other)
-        replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
+        replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.torch_device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
     else:
         if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
         opponent = pool if pool is not None else SelfPlay(negamax=True)
-        replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.device, seed=seeds[3].int(), monitor=m))
+        replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.torch_device, seed=seeds[3].int(), monitor=m))
     _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     if cfg.mirror: data = tn.Mapper(data, MirrorHalf(mirror_moves(envs[0])))

@@ -147,9 +147,9 @@ def td3_parts(cfg: TD3Config,                        # the config
              ) -> ActorCriticParts:
     "TD3's networks, its two losses, its noisy selector, and the Polyak updates of both targets after each actor step"
     s, act_dim = seeder.spawn(2), space.shape[0]
-    nets = TD3Nets(obs_example, act_dim, cfg.hidden, cfg.twin).to(cfg.device)
+    nets = TD3Nets(obs_example, act_dim, cfg.hidden, cfg.twin).to(cfg.torch_device)
     t_actor, t_critic = target_copy(nets.actor), target_copy(nets.critic)
-    low, high = torch.as_tensor(space.low, device=cfg.device), torch.as_tensor(space.high, device=cfg.device)
+    low, high = torch.as_tensor(space.low, device=cfg.torch_device), torch.as_tensor(space.high, device=cfg.torch_device)
     critic = TD3CriticLoss(nets, t_actor, t_critic, low, high, cfg.gamma, cfg.target_noise, cfg.noise_clip, cfg.lr, cfg.grad_clip, seed=s[0].int())
     actor = TD3ActorLoss(nets, cfg.policy_delay, cfg.lr, cfg.grad_clip)
     sel = GaussianNoiseSelector(space.low, space.high, cfg.action_noise, cfg.learning_starts, seed=s[1].int())

@@ -77,6 +77,7 @@ def _padded(self: AtariGames, obs: np.ndarray) -> np.ndarray:
     for i in old: obs[i, :self.stack - 1 - self.since[i]] = 0
     return obs
 
+# %% ../../nbs/05m_data.vector.ipynb #65a77e5b
 @patch
 def reset(self: AtariGames, *, seed: int | None = None, options: dict | None = None):
     if options and options.get('reset_mask') is not None: raise ValueError('AtariGames resets all its games at once: drop reset_mask, or use vector=gymnasium.')
@@ -93,6 +94,7 @@ def _game_lengths(self: AtariGames, info: dict) -> np.ndarray:
     "Each game's length in frames: ale-py counts them (no-ops included); EnvPool counts agent steps (4 frames each)"
     return info['episode_frame_number'] if 'episode_frame_number' in info else info['elapsed_step'] * 4
 
+# %% ../../nbs/05m_data.vector.ipynb #68c0b266
 @patch
 def step(self: AtariGames,
          actions):                                  # one action per game
@@ -132,6 +134,7 @@ def pick_vector(vector: str,                      # a config's `vector`: 'auto',
         raise ValueError(f"vector={vector!r} steps Atari games in C++, and these envs are {'MinAtar games' if preprocess == 'minatar' else 'not Atari games'} (preprocess={preprocess!r}): use vector='auto' or 'gymnasium'.")
     return vector
 
+# %% ../../nbs/05m_data.vector.ipynb #2c5d18f5
 def train_envs(env_id: str,                       # a game of the family `preprocess` names
                n_envs: int,                       # envs side by side
                preprocess: str,                   # 'atari' or 'minatar'

@@ -187,9 +187,9 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
     "`(replay, callbacks)`: the run's replay, allocated now (a buffer that cannot fit fails here), by priority where `cfg` asks, and its monitor's callbacks; Atari's stacked frames go to a `FrameReplay` (each frame once, n-step returns when sampling)"
     sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seed) if cfg.prioritized else None
     if cfg.preprocess == 'atari':
-        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.device, seed=seed, example=example_step(envs)), []
+        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed, example=example_step(envs)), []
     example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
-    return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.device, seed=seed, monitor=m, example=example))
+    return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.torch_device, seed=seed, monitor=m, example=example))
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #f1c9a1d3
 @patch
@@ -202,7 +202,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
     obs_example = example_obs(envs)
     def nets():
-        net = q_network(cfg, obs_example, int(space.n)).to(cfg.device)
+        net = q_network(cfg, obs_example, int(space.n)).to(cfg.torch_device)
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), nets)   # weights from the run's seed; the caller's generator untouched
     sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())

@@ -211,12 +211,12 @@ def build(self: DRQNConfig, run: Run) -> RLLearner:
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), example_obs(envs)
-    net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.device))
+    net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.torch_device))
     target = target_copy(net)
     sel = EpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
     node, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
-    replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.device)
+    replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.torch_device)
     node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # windows per runner (asynchronous), or per round of all
     ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)

@@ -357,7 +357,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     obs_example = example_obs(envs)
-    model = seeded_init(seeds[0].int(), lambda: cfg.network(obs_example, space).to(cfg.device))
+    model = seeded_init(seeds[0].int(), lambda: cfg.network(obs_example, space).to(cfg.torch_device))
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
     agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)   # a shared trunk's value is kept for the update

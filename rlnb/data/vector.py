@@ -118,9 +118,7 @@ def atari_vector(env_id: str,                    # an ALE id
                  train: bool = True              # clip rewards (training); False: raw rewards
                 ) -> AtariGames:
     "`n_envs` games of `env_id` stepped in C++ by `backend`, as the reference trains on them: `AtariGames` over `cpp_atari`"
-    return AtariGames(partial(_make_cpp, env_id, n_envs, backend), atari_settings(env_id)['fire'], reseed_by_make=backend == 'envpool', train=train)
-
-def _make_cpp(env_id, n_envs, backend, seed): return cpp_atari(env_id, n_envs, backend, seed)
+    return AtariGames(partial(cpp_atari, env_id, n_envs, backend), atari_settings(env_id)['fire'], reseed_by_make=backend == 'envpool', train=train)   # make(seed)
 
 # %% ../../nbs/05m_data.vector.ipynb #818edeea
 def pick_vector(vector: str,                      # a config's `vector`: 'auto', 'gymnasium', 'ale' or 'envpool'

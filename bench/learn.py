@@ -19,6 +19,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
     python bench/learn.py --vs-sb3 --algos ppo_minatar --env MinAtar/Breakout-v1 --seeds 3 --steps 500000 --save bench/results/ppo_minatar_breakout.json
     python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json bench/results/dqn_minatar_*.json   # the curves as one image
     python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
+    python bench/learn.py --vs-sb3 --algos ppo_atari --seeds 3 --steps 250000 --only rlnb --workers 1 --threads 0 --save bench/results/ppo_atari_Breakout_250k_cpu.json   # `rlnb train`'s defaults on this CPU
     python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
 """
 import argparse, json, statistics, time
@@ -74,10 +75,10 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
                gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clip) if cfg.clip_schedule == 'linear' else cfg.clip, ent_coef=cfg.ent_coef,
                vf_coef=cfg.vf_coef, max_grad_norm=cfg.grad_clip or 1e9, **kw)
 
-def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None):
-    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both, each point printed as it comes; and random's score. `only`: one side's alone"
+def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None, threads=1):
+    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both, each point printed as it comes; and random's score. `only`: one side's alone. `threads`: torch's threads (0: torch's default, one per core, what `rlnb train` gives a CNN)"
     import torch
-    torch.set_num_threads(1)
+    if threads: torch.set_num_threads(threads)
     from stable_baselines3.common.callbacks import BaseCallback
     from rlnb.presets import get_preset, with_changes
     from rlnb.rl import run_envs
@@ -130,7 +131,7 @@ def main_vs_sb3(a, overrides):
         for algo in a.algos.split(','):
             env = a.env or get_preset(algo).env
             n = a.seeds
-            res = list(ex.map(run_vs_sb3, [algo] * n, [env] * n, range(a.first_seed, a.first_seed + n), [overrides] * n, [a.steps] * n, [a.device] * n, [a.only] * n))
+            res = list(ex.map(run_vs_sb3, [algo] * n, [env] * n, range(a.first_seed, a.first_seed + n), [overrides] * n, [a.steps] * n, [a.device] * n, [a.only] * n, [a.threads] * n))
             rows.append(vs_row(algo, env, overrides, res, a.device))
     report(rows, a.save)
 
@@ -182,6 +183,7 @@ def main():
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
     ap.add_argument('--device', default='cpu', help="--vs-sb3: the torch device of both libraries' networks")
+    ap.add_argument('--threads', type=int, default=1, help="--vs-sb3: torch threads of each run (0: one per core, as `rlnb train` gives a CNN preset)")
     ap.add_argument('--only', choices=('rlnb', 'sb3'), help='--vs-sb3: train one side only (join the results with --merge)')
     ap.add_argument('--merge', nargs='+', metavar='RESULTS', help='--vs-sb3 result files to join into one (with --save)')
     add_save(ap)

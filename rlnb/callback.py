@@ -58,12 +58,14 @@ class Metrics:
     def __init__(self,
                  defer: bool | None = None):     # keep logged tensors until the series are read: None for those on an accelerator, True for all
         self._series, self.sinks, self.defer, self._waiting = {}, [], defer, []
+        self.step_scale = 1   # steps are multiplied by this as they are logged (a rank of a learner group counts its own env steps: times the ranks, the run's)
 
     def log(self,
             name: str,                            # the series
             value,                                # a number or a one-element tensor
             step: int):                           # its position on the x axis (an opt step, an env step)
         "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks; a deferred tensor waits for the next read (`flush`)"
+        step = int(step) * self.step_scale
         if isinstance(value, torch.Tensor) and (self.defer or (self.defer is None and value.device.type != 'cpu')):
             self._waiting.append((name, value.detach(), int(step)))   # reading it now would make the host wait for the device
             if len(self._waiting) >= 4096: self.flush()              # a bound on what waits
@@ -269,17 +271,22 @@ class CheckpointCallback(Callback):
         if isinstance(every, bool) or not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
         self.dir, self.keep, self.at_end, self.cycle, self.saved = Path(dir), keep, at_end, Cycle(every, unit), None
 
+    def before_fit(self): self._at = self.learn.opt_step if self._file().exists() else None   # the opt step of the newest checkpoint this fit made (or found)
     def end_cycle(self): self.save()
 
     def after_fit(self):
         if not self.at_end or not getattr(getattr(self.learn, 'stop', None), 'whole', True): return   # stopped inside a batch: keep the last whole state
-        if checkpoints(self.dir)[-1:] != [self.dir/f'ckpt_{self.learn.opt_step:09d}.pt']: self.save()
+        if self._at != self.learn.opt_step: self.save()   # (decided without reading the folder, which another process may be writing: the same on every rank of a learner group)
 
 # %% ../nbs/02_callback.ipynb #a74d0268
 @patch
-def save(self: CheckpointCallback) -> Path:
-    "Save now, then delete all but the newest `keep` checkpoints"
-    p = self.learn.save(self.dir/f'ckpt_{self.learn.opt_step:09d}.pt')
+def _file(self: CheckpointCallback) -> Path: return self.dir/f'ckpt_{self.learn.opt_step:09d}.pt'
+
+@patch
+def save(self: CheckpointCallback) -> Path | None:
+    "Save now, then delete all but the newest `keep` checkpoints (where another process writes the checkpoint, a learner group's rank > 0: nothing, and None)"
+    p, self._at = self.learn.save(self._file()), self.learn.opt_step
+    if p is None: return None
     for old in checkpoints(self.dir)[:-self.keep]: old.unlink()
     self.saved = p
     return p

@@ -19,6 +19,7 @@ from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_che
 from .loop import Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
 from .callback import Callback, Metrics, Stop
 from .loss import LossCallback, ModelLoss
+from .group import in_group, is_writer, rank, world_size, gather_states
 
 # %% auto #0
 __all__ = ['LinearData', 'pipeline', 'Learner', 'stop_on_signals']
@@ -220,14 +221,28 @@ def _data_state(data):
 @patch
 def save(self: Learner,
          path                                  # the checkpoint file, written atomically
-        ) -> Path:
-    "Write the whole training state to `path` (atomically) and return the path"
+        ) -> Path | None:
+    "Write the whole training state to `path` (atomically) and return the path; in a learner group, every rank calls it and rank 0 writes the state once, with each other rank's data and RNG states (`ranks`): the others return None"
     named = list(zip(self._cb_names(), self.cbs))
     state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
                  callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # the losses' optimizers among them
                  cycles={n: dict(self.cycle_state(cb)) for n, cb in named if getattr(cb, 'cycle', None) is not None},
                  data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
+    if in_group():   # the weights, optimizers and callbacks are the same on every rank; each rank's envs, replay and generators are its own
+        every = gather_states(dict(data=state['data'], rng=state['rng']))
+        if not is_writer(): return None
+        state['ranks'] = every[1:]
     return save_checkpoint(state, path)
+
+# %% ../nbs/03_learner.ipynb #2f2dac66
+def _rank_state(state: dict, path) -> dict:
+    "This process's part of checkpoint `state`: rank 0's as saved; another rank's data and RNG states from `ranks`; outside a group, a group's checkpoint without its data state (its envs were a share of the run's)"
+    ranks = state.get('ranks')
+    saved = 1 + len(ranks or ())   # the learners that saved it
+    if in_group() and saved != world_size():
+        raise CheckpointError(f"'{path}' was saved by {saved} learner(s) and this group has {world_size()}: each learner's envs and replay are its own, so the run resumes with {saved}.")
+    if ranks is None or rank() == 0 and in_group(): return state
+    return dict(state, **ranks[rank() - 1]) if in_group() else dict(state, data=None)
 
 # %% ../nbs/03_learner.ipynb #585a3ff3
 _LEARNER_KEYS = ('model', 'learner', 'metrics', 'callbacks', 'rng')
@@ -313,7 +328,7 @@ def load(self: Learner,
          modules=None,                         # names of the model's submodules whose weights are loaded, e.g. `['encoder']` (None: the whole model)
          strict: bool = True):                 # the checkpoint's weights and the model's must match name for name (False: the others are skipped, with a warning)
     "Restore the training state saved by `save`: all of it by default, so that the next `fit` continues exactly; with the switches, only the weights and what they ask"
-    state, whole = load_checkpoint(path, map_location=map_location), optimizer and callbacks and modules is None and strict
+    state, whole = _rank_state(load_checkpoint(path, map_location=map_location), path), optimizer and callbacks and modules is None and strict
     if whole: self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
     else: self._check_part(state, path, optimizer, modules, strict)
     self._load_weights(state['model'], path, modules, strict)

@@ -20,6 +20,7 @@ from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGA
 from .loop import CancelFitException, Cycle
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
+from .group import in_group, rank, world_size, broadcast_module, broadcast_value, GradSync, StopSync
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
 from .data.pixels import pixel_envs, check_preprocess
@@ -35,8 +36,8 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig',
-           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'run_envs',
-           'seeded_init', 'evaluator', 'runner_agent', 'collection']
+           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'grouped',
+           'run_envs', 'seeded_init', 'evaluator', 'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -62,13 +63,14 @@ class RunConfig:
     preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
     vector: str = 'auto'          # how training envs step: 'gymnasium', 'ale' or 'envpool' (C++ threads, Atari games: `rlnb.data.vector`), 'auto': 'ale' for Atari
     extended_obs: str | None = None  # what the policy sees beside each observation: any of 'action', 'reward', 'step', comma-separated (`ExtendedObs`); None: the observation alone
+    learners: int = 1             # learner processes in one torch.distributed group (`rlnb train --learners`; `rlnb.learners`), each with n_envs / learners envs and bs / learners rows of each batch
     tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
                      threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
                      max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
-                     fragment=POSITIVE_INT, inflight=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
+                     fragment=POSITIVE_INT, inflight=POSITIVE_INT, learners=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
                      vector=one_of('auto', *VECTORS),
                      device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
         self._check_combinations()
@@ -83,10 +85,32 @@ def _check_combinations(self: RunConfig):
     if self.extended_obs is not None:
         extended_inputs(self.extended_obs)
         if self.preprocess: raise ValueError(f"{type(self).__name__}: extended_obs adds vectors beside the observation, and the '{self.preprocess}' networks read frames only: drop extended_obs.")
+    self._check_split()
     pick_vector(self.vector, self.preprocess)   # a C++ backend for envs that are not Atari games: refused by name
     if self.async_runners and not self.tolerates_lag:
         raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
                          'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
+
+# %% ../nbs/07a_rl.ipynb #5f39a517
+_EXACT = ('n_envs', 'runners', 'bs', 'train_every')                       # counts a learner must take an equal share of
+_SHARED = ('total_steps', 'eval_every', 'buffer', 'learning_starts')    # env-step counts and capacities: each learner's share, rounded up
+
+@patch
+def _check_split(self: RunConfig):
+    "Refuse `learners` that do not split the envs, runners, batch and rounds of updates evenly"
+    if self.learners == 1: return
+    if self.eval_runner: raise ValueError(f'{type(self).__name__}: eval_runner evaluates apart from training, and a learner group needs every evaluation at the same batch on every learner: drop eval_runner, or train with learners=1.')
+    for f in _EXACT:
+        v = getattr(self, f, None)
+        if v and v % self.learners:
+            raise ValueError(f'{type(self).__name__}.{f} = {v} does not split over learners = {self.learners} (each learner takes an equal share): make {f} a multiple of {self.learners}.')
+
+@patch
+def split(self: RunConfig) -> RunConfig:
+    "The run each of `learners` learners trains: its share of the envs, runners, batch rows, env-step budget, evaluation period, replay and start of learning (`learners=1` on it)"
+    n = self.learners
+    share = {f: getattr(self, f) // n for f in _EXACT if getattr(self, f, None)} | {f: -(-getattr(self, f) // n) for f in _SHARED if hasattr(self, f)}
+    return replace(self, learners=1, **share)
 
 # %% ../nbs/07a_rl.ipynb #db3ff84d
 @patch
@@ -250,6 +274,7 @@ class FinalEvalCallback(Callback):
 # %% ../nbs/07a_rl.ipynb #ed4daa98
 class RLLearner(Learner):
     "A `Learner` that declares its config, collector, agent and evaluator, and trains to the config's budget of env steps"
+    learners = 1   # learners in its group (`grouped`): its env steps are its own share
     def __init__(self,
                  cfg: RunConfig,               # the algorithm's config: the budget, the evaluation schedule, stop-when-solved
                  model: nn.Module,             # every network the algorithm trains (and any target copies), saved with checkpoints
@@ -277,7 +302,7 @@ class RLLearner(Learner):
 
 def _budget_progress(learn) -> tuple:
     "A run's progress for its bar: env steps of its budget"
-    return learn.env_step, learn.cfg.total_steps, 'env steps'
+    return learn.env_step * learn.learners, learn.cfg.total_steps * learn.learners, 'env steps'
 
 # %% ../nbs/07a_rl.ipynb #72f46b02
 class Run(NamedTuple):
@@ -328,6 +353,24 @@ def resolved(self: RunConfig) -> RunConfig:
     if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
     return cfg
 
+# %% ../nbs/07a_rl.ipynb #78020b8a
+def grouped(cfg: RunConfig,                          # the whole run's config, with `learners` = the group's size
+            run: Run                                 # the run (its seed is rank 0's)
+           ) -> RLLearner:
+    "This rank's learner of `cfg` in a learner group: its share of the run (`split`), its envs seeded after those of the ranks before it, rank 0's weights and loss generators, gradients averaged and one stop for all (`rlnb.group`); env steps logged as the run's"
+    if world_size() != cfg.learners:
+        raise ValueError(f'{type(cfg).__name__}.learners = {cfg.learners}, and this process is one of a group of {world_size()}: start a group of {cfg.learners} (`LearnerGroup`, `rlnb train --learners`).')
+    r, share = rank(), cfg.split()
+    learn = share.build(run._replace(seed=(run.seed + r * share.n_envs) % 2**31, progress=run.progress and r == 0))   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
+    nets = {id(m): m for m in [learn.model, *(v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module))]}   # the model, and the callbacks' (target copies)
+    for m in nets.values(): broadcast_module(m)   # every rank built its networks from its own seed: rank 0's weights for all
+    for u in learn.losses:   # the losses' own draws (SAC's, TD3's noise): rank 0's stream on every rank, each taking its rows (`group_randn`)
+        for g in _generators(u, set()):
+            if isinstance(g, torch.Generator): g.set_state(broadcast_value(g.get_state()))
+    learn.learners = learn.metrics.step_scale = cfg.learners
+    learn.add_cbs([GradSync(), StopSync()])
+    return learn
+
 # %% ../nbs/07a_rl.ipynb #a7e1e759
 @patch
 def learner(self: RunConfig,
@@ -338,8 +381,9 @@ def learner(self: RunConfig,
             envs=None,                   # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
             eval_envs=None               # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
            ) -> RLLearner:
-    "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.resolved().build(Run(...))`"
-    return self.resolved().build(Run(env_id, seed, tuple(cbs), progress, envs, eval_envs))
+    "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.resolved().build(Run(...))`; in a learner group, this process's share of the run (`grouped`); outside one, the whole run (to evaluate or export a group's checkpoint, say)"
+    cfg, run = self.resolved(), Run(env_id, seed, tuple(cbs), progress, envs, eval_envs)
+    return grouped(cfg, run) if cfg.learners > 1 and in_group() else cfg.build(run)
 
 # %% ../nbs/07a_rl.ipynb #ad240005
 def run_envs(env_id: str,                          # a registered gymnasium id

@@ -19,6 +19,7 @@ from ..nets import TwinQ, flatten_obs, MLPActor
 from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
+from ..group import group_randn
 
 # %% auto #0
 __all__ = ['squashed_sample', 'SquashedGaussianActor', 'SquashedGaussianSelector', 'SACNets', 'SACCriticLoss', 'SACActorLoss',
@@ -32,7 +33,7 @@ def squashed_sample(mean,                              # the Gaussian's means `[
                    ) -> tuple:
     "`(a [B, A], logp [B])`: a = tanh(u) with u ~ N(mean, exp(log_std)), and the log-density of a"
     if deterministic: u = mean
-    else: u = mean + log_std.exp() * torch.randn(mean.shape, generator=gen, device=gen.device if gen is not None else mean.device).to(mean.device)   # a CPU generator may act for a GPU actor
+    else: u = mean + log_std.exp() * group_randn(mean.shape, gen, gen.device if gen is not None else mean.device).to(mean.device)   # a CPU generator may act for a GPU actor
     a = torch.tanh(u)
     return a, gaussian_logp(mean, log_std, u) - torch.log(1 - a * a + 1e-6).sum(-1)
 

@@ -17,6 +17,7 @@ from ..nets import TwinQ, flatten_obs, MLPActor
 from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
+from ..group import group_randn
 
 # %% auto #0
 __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',
@@ -55,7 +56,7 @@ def smoothed_action(a_BA,                             # the target actor's unit 
                    ) -> torch.Tensor:
     "`clip(a + clip(N(0, sigma), -clip, clip), -1, 1)`: TD3's target action"
     if sigma == 0: return a_BA
-    noise = (sigma * torch.randn(a_BA.shape, generator=gen, device=gen.device if gen is not None else a_BA.device).to(a_BA.device)).clamp(-clip, clip)
+    noise = (sigma * group_randn(a_BA.shape, gen, gen.device if gen is not None else a_BA.device).to(a_BA.device)).clamp(-clip, clip)
     return (a_BA + noise).clamp(-1., 1.)
 
 # %% ../../nbs/12b_agents.td3.ipynb #4fdd05ef

@@ -16,6 +16,7 @@ from fastcore.basics import patch
 from ..core import tree_map
 from ..loop import Cycle
 from ..callback import Callback
+from ..group import broadcast_value, is_writer
 from .gym import readable_env, reset_envs, step_envs
 from .collector import find_collector, to_tensor
 
@@ -93,9 +94,9 @@ def _due(self: EvalCallback, env_step: int): self.evaluate(env_step)   # an eval
 def evaluate(self: EvalCallback,
              env_step: int                         # the env step the result is logged at
             ) -> EvalResult:
-    "Evaluate now and log the result at `env_step`"
+    "Evaluate now and log the result at `env_step` (in a learner group, rank 0 evaluates and every rank logs its result: the same weights, the same result, the same decisions)"
     t0 = time.perf_counter()
-    res = evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
+    res = broadcast_value(evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout) if is_writer() else None)
     self.wall += time.perf_counter() - t0
     return self.record(res, env_step)
 

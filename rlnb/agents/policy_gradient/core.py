@@ -19,6 +19,7 @@ from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_
 from ...loop import Cycle
 from ...callback import Callback
 from ...loss import ModelLoss
+from ...group import in_group, group_mean, world_size
 from ...agent import Agent, RecurrentAgent, gaussian_logp, model_device
 from ...actions import policy_selector, product_logp_entropy
 from ...data.collector import find_collector
@@ -210,15 +211,16 @@ def next(self: OnPolicyBatches) -> PGBatch:
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #13f604c6
 def mean_weights(mask_B                                # 1 for rows that count, 0 for the rest
                 ) -> torch.Tensor:
-    "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none)"
-    return mask_B / mask_B.sum().clamp(min=1.)
+    "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none); in a learner group, a rank's share of the mean over every rank's rows, times the ranks (so the ranks' average is that mean: `rlnb.group`)"
+    if not in_group(): return mask_B / mask_B.sum().clamp(min=1.)
+    return mask_B / group_mean(mask_B.sum()).clamp(min=1. / world_size())
 
 def standardize(x_B,                                  # values
                 w_B                                   # mean weights (`mean_weights`)
                ) -> torch.Tensor:
-    "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`)"
-    x_B = x_B - x_B @ w_B
-    return x_B / (((x_B ** 2) @ w_B).sqrt() + 1e-8)
+    "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`; in a learner group, over every rank's rows)"
+    x_B = x_B - group_mean(x_B @ w_B)
+    return x_B / (group_mean((x_B ** 2) @ w_B).sqrt() + 1e-8)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #4a6d5fc2
 class ActorCriticLoss:

@@ -13,6 +13,7 @@ from .fast import *
 from .loop import *
 from .callback import *
 from .loss import *
+from .group import *
 from .learner import *
 from .metric import *
 from .agent import *
@@ -47,6 +48,7 @@ from .nets import *
 
 # %% ../nbs/99_all.ipynb #d369f60a
 from .rl import *
+from .learners import *
 from .targets import *
 from .continuous import *
 from .agents.dqn.core import *

@@ -13,6 +13,7 @@ import rlnb
 from .core import CheckpointError
 from .data.gym import EnvError
 from .data.runner import RunnerError
+from .learners import LearnerGroupError
 from .runs import RunInterrupted, command_line
 from .track import TRACKERS, tracking_of
 from .tune import run_study
@@ -32,6 +33,7 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--seed', type=int, help='seed (default 0)')
     t.add_argument('--n-envs', type=int, help='envs collecting side by side (default: the preset\'s)')
     t.add_argument('--runners', type=int, help='collect in this many Ray actors, each with n-envs / runners envs (needs rlnb[ray]; RAY_ADDRESS names a cluster)')
+    t.add_argument('--learners', type=int, help='train in this many learner processes, each with n-envs / learners envs and its share of every batch, gradients averaged (needs rlnb[ray]; `rlnb.learners`)')
     t.add_argument('--async', dest='async_runners', action='store_const', const=True, help='with --runners: take whichever fragment is ready (off-policy algorithms)')
     t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
     t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
@@ -110,14 +112,14 @@ def _train_cmd(args) -> dict:
         try: _threads(json.loads((Path(args.resume)/'config.json').read_text())['config'].get('preprocess'))
         except (OSError, ValueError, KeyError, TypeError): _threads(None)   # resume_run says what is wrong with the run, if anything
         return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
-                          runners=args.runners, async_runners=args.async_runners)
+                          runners=args.runners, async_runners=args.async_runners, learners=args.learners)
     if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = run_preset(args.algo, args.env, seed, args.config)
     changes = parse_settings(p.cfg, args.settings, p.algo)
     _threads(changes.get('preprocess', p.cfg.preprocess))
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto, learners=args.learners)
 
 # %% ../nbs/20c_cli.ipynb #5e58b303
 def _tune_cmd(args) -> dict:
@@ -173,6 +175,8 @@ def main(argv: list[str] | None = None         # the arguments (default: sys.arg
         print(f"rlnb {args.command}: aborted by {'SIGTERM' if isinstance(err, Terminated) else 'Ctrl-C'}", file=sys.stderr); return 143 if isinstance(err, Terminated) else 130
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, RunnerError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
+    except LearnerGroupError as err:   # a learner died: the run stops at its newest checkpoint
+        print(f'rlnb {args.command}: {err}', file=sys.stderr); return 1
     except OSError as err:
         print(f'rlnb {args.command}: error: {_os_error(err)}', file=sys.stderr); return 2
     return 0

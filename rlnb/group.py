@@ -15,7 +15,7 @@ from .callback import Callback, Stop
 # %% auto #0
 __all__ = ['in_group', 'rank', 'world_size', 'is_writer', 'free_address', 'join_group', 'leave_group', 'group_mean',
            'broadcast_module', 'broadcast_value', 'gather_states', 'group_randn', 'GradSync', 'request_group_stop',
-           'StopSync']
+           'GroupSync']
 
 # %% ../nbs/02c_group.ipynb #fb0beed2
 def in_group() -> bool:
@@ -35,7 +35,8 @@ def is_writer() -> bool:
     return rank() == 0
 
 # %% ../nbs/02c_group.ipynb #07ab0f6f
-def free_address(host: str = '127.0.0.1') -> str:
+def free_address(host: str = '127.0.0.1'        # the interface to listen on
+                ) -> str:
     "`host:port` with a port that is free now on `host` (loopback by default: a group on one machine listens nowhere else)"
     with socket.socket() as s:
         s.bind((host, 0)); return f'{host}:{s.getsockname()[1]}'
@@ -55,7 +56,8 @@ def leave_group():
     if in_group(): dist.destroy_process_group()
 
 # %% ../nbs/02c_group.ipynb #97e85ded
-def group_mean(x: torch.Tensor) -> torch.Tensor:
+def group_mean(x: torch.Tensor                    # this rank's value
+              ) -> torch.Tensor:
     "`x` averaged over the group's ranks (a new tensor, outside autograd); `x` itself outside a group"
     if not in_group(): return x
     y = x.detach().clone()
@@ -63,20 +65,23 @@ def group_mean(x: torch.Tensor) -> torch.Tensor:
     return y.div_(world_size())
 
 @torch.no_grad()
-def broadcast_module(model: torch.nn.Module):
+def broadcast_module(model: torch.nn.Module       # a network every rank holds a copy of
+                    ):
     "Give every rank rank 0's weights and buffers of `model` (in place)"
     if not in_group(): return
     for t in model.state_dict().values(): dist.broadcast(t, 0)
 
 # %% ../nbs/02c_group.ipynb #c70e6cd8
-def broadcast_value(value=None):
+def broadcast_value(value=None                     # rank 0's value (the others' are ignored)
+                   ):
     "Rank 0's `value` (any picklable object) on every rank; `value` itself outside a group"
     if not in_group(): return value
     box = [value]
     dist.broadcast_object_list(box, 0)
     return box[0]
 
-def gather_states(state) -> list | None:
+def gather_states(state                             # this rank's state
+                 ) -> list | None:
     "On rank 0, every rank's `state` (picklable) in rank order; `None` on the others; `[state]` outside a group"
     if not in_group(): return [state]
     out = [None] * world_size() if rank() == 0 else None
@@ -86,7 +91,8 @@ def gather_states(state) -> list | None:
 # %% ../nbs/02c_group.ipynb #9d85d345
 def group_randn(shape: tuple,                      # `(rows, ...)`: this rank's rows first
                 generator: torch.Generator | None = None,   # the draws' generator (the same state on every rank)
-                device=None) -> torch.Tensor:
+                device=None                        # where the draws are made (the generator's device)
+               ) -> torch.Tensor:
     "Standard normal draws of `shape`; in a learner group, this rank's rows of one draw for every rank's rows (the numbers one learner of them all would draw)"
     if not in_group(): return torch.randn(shape, generator=generator, device=device)
     rows = shape[0]
@@ -112,22 +118,33 @@ class GradSync(Callback):
 _ASKED = {'reason': None}   # a stop asked of this process from outside, not yet acted on
 _REASONS = ('interrupted', 'terminated')
 
-def request_group_stop(reason: str = 'interrupted'):
-    "Ask this process's learner to stop after the batch that every rank agrees on (`StopSync`): `reason` 'interrupted' (SIGINT) or 'terminated' (SIGTERM)"
+def request_group_stop(reason: str = 'interrupted'    # 'interrupted' (SIGINT) or 'terminated' (SIGTERM)
+                      ):
+    "Ask this process's learner to stop after the batch that every rank agrees on (`GroupSync`): `reason` 'interrupted' (SIGINT) or 'terminated' (SIGTERM)"
     if reason not in _REASONS: raise ValueError(f"reason must be one of {_REASONS}, got {reason!r}.")
     _ASKED['reason'] = reason
 
 # %% ../nbs/02c_group.ipynb #cb8e51e2
-class StopSync(Callback):
-    "In a learner group: after each batch, stop every rank if any was asked to stop (`request_group_stop`, or `request_stop` on its learner)"
-    order = 100   # after every other callback of the batch
-    def __init__(self): self.seconds = 0.
+class GroupSync(Callback):
+    "In a learner group, before each batch: every rank's env-step count set to the run's over the ranks (`total`: all ranks' steps), and, if any rank was asked to stop (`request_group_stop`, or `request_stop` on its learner), this batch the last on all"
+    order = -200   # before anything reads the count
+    def __init__(self): self.seconds, self.total = 0., 0
 
-    def after_batch(self):
+    def before_fit(self):
+        try: self.learn.count('env_step')   # finds the stage that counts env steps (a collector), if the data has one
+        except ValueError: pass
+        self._counter = getattr(self.learn, '_env_counter', None)
+        self._base = self.total // world_size()   # the count as last agreed (a resumed run's: as saved, though its collector may not hold it yet)
+
+    def before_batch(self):
         if not in_group(): return
-        t0, stop = time.perf_counter(), self.learn.stop
-        mine = _REASONS.index(_ASKED['reason']) + 1 if _ASKED['reason'] else _REASONS.index(stop.reason) + 1 if stop is not None and stop.reason in _REASONS else 0
-        flag = torch.tensor([mine])
-        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-        if flag.item(): self.learn.stop, _ASKED['reason'] = Stop(_REASONS[flag.item() - 1], interrupt=True), None
+        t0, stop, c = time.perf_counter(), self.learn.stop, self._counter
+        asked = _ASKED['reason'] or (stop.reason if stop is not None and stop.interrupt else None)
+        mine = torch.tensor([asked == 'interrupted', asked == 'terminated', c.env_step - self._base if c is not None else 0], dtype=torch.int64)
+        dist.all_reduce(mine)
+        if c is not None: self.total += int(mine[2]); c.env_step = self._base = self.total // world_size()
+        if mine[0] or mine[1]: self.learn.stop, _ASKED['reason'] = Stop(_REASONS[0 if mine[0] else 1], interrupt=True), None
         self.seconds += time.perf_counter() - t0
+
+    def state_dict(self) -> dict: return dict(total=self.total)
+    def load_state_dict(self, state: dict): self.total = state['total']; return self

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os, signal, threading
 from contextlib import contextmanager
 from typing import Callable
+from fastcore.basics import patch
 import torch
 from .group import join_group, leave_group, free_address, request_group_stop
 from .data.runner import import_ray, init_ray, task_error
@@ -26,16 +27,37 @@ class Member:
         import ray
         return free_address('127.0.0.1' if local else ray.util.get_node_ip_address())
 
-    def join(self, rank: int, world: int, address: str, backend: str, threads: int | None) -> int:
+    def join(self,
+             rank: int,                          # this learner's rank
+             world: int,                         # learners in the group
+             address: str,                       # `host:port` where rank 0 listens
+             backend: str,                       # 'gloo' or 'nccl'
+             threads: int | None                 # torch threads (None: torch's default)
+            ) -> int:
         "Join the group as `rank` (with `threads` torch threads, if given); this process's id"
         if threads: torch.set_num_threads(threads)
         if address.startswith('127.'): os.environ.setdefault('GLOO_SOCKET_IFNAME', 'lo')   # on one machine, the group talks over loopback only
         join_group(rank, world, address, backend)
         return os.getpid()
 
-    def call(self, fn: Callable, *args, **kwargs): return fn(*args, **kwargs)
-    def request_stop(self, reason: str): request_group_stop(reason)
-    def leave(self): leave_group()
+
+# %% ../nbs/07d_learners.ipynb #cc55939f
+@patch
+def call(self: Member,
+         fn: Callable,                       # what to run here (a function Ray can send: module-level, or cloudpickled)
+         *args, **kwargs):
+    "`fn(*args, **kwargs)` in this learner"
+    return fn(*args, **kwargs)
+
+@patch
+def request_stop(self: Member,
+                 reason: str                 # 'interrupted' or 'terminated'
+                ):
+    "Ask this learner to stop with the others (`request_group_stop`)"
+    request_group_stop(reason)
+
+@patch
+def leave(self: Member): leave_group()
 
 # %% ../nbs/07d_learners.ipynb #af523243
 class LearnerGroupError(RuntimeError):
@@ -59,26 +81,17 @@ class LearnerGroup:
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.close()
 
-# %% ../nbs/07d_learners.ipynb #3b84d4f7
-from fastcore.basics import patch
-
+# %% ../nbs/07d_learners.ipynb #0e784b67
 @patch
-def start(self: LearnerGroup) -> LearnerGroup:
-    "Start Ray (unless it runs) and the learners, and join them in one process group; `pids` holds their process ids, by rank"
-    ray = import_ray()
-    self.own_ray = init_ray(self.n + self.extra_cpus)
-    cls = ray.remote(Member).options(max_concurrency=2, max_restarts=0, **self.options)
-    self.actors = [cls.remote() for _ in range(self.n)]
-    try:
-        address = ray.get(self.actors[0].address.remote(local=self.own_ray or ray.util.get_node_ip_address().startswith('127.')), timeout=self.timeout)
-        self.pids = self._results([a.join.remote(r, self.n, address, self.backend, self.threads) for r, a in enumerate(self.actors)], 'start', self.timeout)
-    except BaseException: self.close(); raise
-    return self
-
-@patch
-def run(self: LearnerGroup, fn: Callable, *args, **kwargs) -> list:
-    "`fn(*args, **kwargs)` in every learner at once; their results, by rank (a learner that raises: its exception, the group ended)"
-    return self._results([a.call.remote(fn, *args, **kwargs) for a in self.actors], 'run')
+def close(self: LearnerGroup):
+    "End the learners, and Ray if the group started it (safe to call twice)"
+    if self.actors is not None:
+        ray = import_ray()
+        for a in self.actors:
+            try: ray.kill(a, no_restart=True)
+            except Exception: pass
+        self.actors = None
+    if self.own_ray: import_ray().shutdown(); self.own_ray = False
 
 # %% ../nbs/07d_learners.ipynb #deba4ff0
 @patch
@@ -99,6 +112,8 @@ def _results(self: LearnerGroup, refs: list, what: str, timeout: float | None = 
             raise task_error(first[1]) from None
     return out
 
+
+# %% ../nbs/07d_learners.ipynb #61644601
 @patch
 def _death(self: LearnerGroup, r: int, err: Exception, pending: dict, grace: float = 5.) -> tuple:
     "`(rank, error)` to report: a learner that died, found within `grace` seconds among the others, before `r`'s own error"
@@ -111,10 +126,32 @@ def _death(self: LearnerGroup, r: int, err: Exception, pending: dict, grace: flo
         except Exception: pass
     return r, err
 
+# %% ../nbs/07d_learners.ipynb #3b84d4f7
+@patch
+def start(self: LearnerGroup) -> LearnerGroup:
+    "Start Ray (unless it runs) and the learners, and join them in one process group; `pids` holds their process ids, by rank"
+    ray = import_ray()
+    self.own_ray = init_ray(self.n + self.extra_cpus)
+    cls = ray.remote(Member).options(max_concurrency=2, max_restarts=0, **self.options)
+    self.actors = [cls.remote() for _ in range(self.n)]
+    try:
+        address = ray.get(self.actors[0].address.remote(local=self.own_ray or ray.util.get_node_ip_address().startswith('127.')), timeout=self.timeout)
+        self.pids = self._results([a.join.remote(r, self.n, address, self.backend, self.threads) for r, a in enumerate(self.actors)], 'start', self.timeout)
+    except BaseException: self.close(); raise
+    return self
+
+@patch
+def run(self: LearnerGroup,
+        fn: Callable,                                # what every learner runs (a function Ray can send: module-level, or cloudpickled)
+        *args, **kwargs) -> list:
+    "`fn(*args, **kwargs)` in every learner at once; their results, by rank (a learner that raises: its exception, the group ended)"
+    return self._results([a.call.remote(fn, *args, **kwargs) for a in self.actors], 'run')
+
 # %% ../nbs/07d_learners.ipynb #21d222f7
 @patch
-def request_stop(self: LearnerGroup, reason: str = 'interrupted'):
-    "Ask every learner to stop after the batch they agree on (`StopSync`)"
+def request_stop(self: LearnerGroup,
+                 reason: str = 'interrupted'):       # 'interrupted' (SIGINT) or 'terminated' (SIGTERM)
+    "Ask every learner to stop after the batch they agree on (`GroupSync`)"
     for a in self.actors or (): a.request_stop.remote(reason)
 
 @patch
@@ -131,13 +168,3 @@ def stop_on_signals(self: LearnerGroup):
     finally:
         for s, h in prev.items(): signal.signal(s, h)
 
-@patch
-def close(self: LearnerGroup):
-    "End the learners, and Ray if the group started it (safe to call twice)"
-    if self.actors is not None:
-        ray = import_ray()
-        for a in self.actors:
-            try: ray.kill(a, no_restart=True)
-            except Exception: pass
-        self.actors = None
-    if self.own_ray: import_ray().shutdown(); self.own_ray = False

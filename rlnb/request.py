@@ -195,10 +195,13 @@ def check_request(p: Preset,                         # the preset the run would 
 # %% ../nbs/19g_request.ipynb #d492d7e9
 def refuse_changes(run_dir: Path,                    # the run directory
                    meta: dict,                       # the run's identity
-                   **asked):                         # seed, n_envs, device, runners, async_runners as the caller gave them (None: not given)
+                   **asked):                         # seed, n_envs, device, runners, async_runners, learners as the caller gave them (None: not given)
     "A `ValueError` if a flag given with a resume would change the run (repeating the run's own value is fine)"
     saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'], runners=meta['config'].get('runners', 0),
-                 async_runners=meta['config'].get('async_runners', False))
+                 async_runners=meta['config'].get('async_runners', False), learners=meta['config'].get('learners', 1))
+    if asked.get('learners') not in (None, saved['learners']):
+        raise ValueError(f"{said('learners', asked['learners'])} would change the run in '{run_dir}', which has {saved['learners']}: each learner's envs, replay and generators are in its checkpoints, "
+                         f"so it resumes with {saved['learners']} (drop it, or start a new run with another {said('out')}).")
     for k, v in asked.items():
         if v is not None and v != saved[k]:
             raise ValueError(f"{said(k, v)} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another {said('out')}.")

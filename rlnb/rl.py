@@ -20,7 +20,7 @@ from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGA
 from .loop import CancelFitException, Cycle
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
-from .group import in_group, rank, world_size, broadcast_module, broadcast_value, GradSync, StopSync
+from .group import in_group, rank, world_size, broadcast_module, broadcast_value, GradSync, GroupSync
 from .agent import Agent
 from .data.gym import make_envs, observation_envs
 from .data.pixels import pixel_envs, check_preprocess
@@ -36,8 +36,8 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
 __all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig',
-           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'grouped',
-           'run_envs', 'seeded_init', 'evaluator', 'runner_agent', 'collection']
+           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'run_envs',
+           'seeded_init', 'evaluator', 'grouped', 'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -105,6 +105,8 @@ def _check_split(self: RunConfig):
         if v and v % self.learners:
             raise ValueError(f'{type(self).__name__}.{f} = {v} does not split over learners = {self.learners} (each learner takes an equal share): make {f} a multiple of {self.learners}.')
 
+
+# %% ../nbs/07a_rl.ipynb #b6b109b1
 @patch
 def split(self: RunConfig) -> RunConfig:
     "The run each of `learners` learners trains: its share of the envs, runners, batch rows, env-step budget, evaluation period, replay and start of learning (`learners=1` on it)"
@@ -353,24 +355,6 @@ def resolved(self: RunConfig) -> RunConfig:
     if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
     return cfg
 
-# %% ../nbs/07a_rl.ipynb #78020b8a
-def grouped(cfg: RunConfig,                          # the whole run's config, with `learners` = the group's size
-            run: Run                                 # the run (its seed is rank 0's)
-           ) -> RLLearner:
-    "This rank's learner of `cfg` in a learner group: its share of the run (`split`), its envs seeded after those of the ranks before it, rank 0's weights and loss generators, gradients averaged and one stop for all (`rlnb.group`); env steps logged as the run's"
-    if world_size() != cfg.learners:
-        raise ValueError(f'{type(cfg).__name__}.learners = {cfg.learners}, and this process is one of a group of {world_size()}: start a group of {cfg.learners} (`LearnerGroup`, `rlnb train --learners`).')
-    r, share = rank(), cfg.split()
-    learn = share.build(run._replace(seed=(run.seed + r * share.n_envs) % 2**31, progress=run.progress and r == 0))   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
-    nets = {id(m): m for m in [learn.model, *(v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module))]}   # the model, and the callbacks' (target copies)
-    for m in nets.values(): broadcast_module(m)   # every rank built its networks from its own seed: rank 0's weights for all
-    for u in learn.losses:   # the losses' own draws (SAC's, TD3's noise): rank 0's stream on every rank, each taking its rows (`group_randn`)
-        for g in _generators(u, set()):
-            if isinstance(g, torch.Generator): g.set_state(broadcast_value(g.get_state()))
-    learn.learners = learn.metrics.step_scale = cfg.learners
-    learn.add_cbs([GradSync(), StopSync()])
-    return learn
-
 # %% ../nbs/07a_rl.ipynb #a7e1e759
 @patch
 def learner(self: RunConfig,
@@ -421,6 +405,24 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
         return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
     return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
                         seed=seed % 2**31, timeout=cfg.env_timeout)
+
+# %% ../nbs/07a_rl.ipynb #78020b8a
+def grouped(cfg: RunConfig,                          # the whole run's config, with `learners` = the group's size
+            run: Run                                 # the run (its seed is rank 0's)
+           ) -> RLLearner:
+    "This rank's learner of `cfg` in a learner group: its share of the run (`split`), its envs seeded after those of the ranks before it, rank 0's weights and loss generators, gradients averaged and one stop for all (`rlnb.group`); env steps logged as the run's"
+    if world_size() != cfg.learners:
+        raise ValueError(f'{type(cfg).__name__}.learners = {cfg.learners}, and this process is one of a group of {world_size()}: start a group of {cfg.learners} (`LearnerGroup`, `rlnb train --learners`).')
+    r, share = rank(), cfg.split()
+    learn = share.build(run._replace(seed=(run.seed + r * share.n_envs) % 2**31, progress=run.progress and r == 0))   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
+    nets = {id(m): m for m in [learn.model, *(v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module))]}   # the model, and the callbacks' (target copies)
+    for m in nets.values(): broadcast_module(m)   # every rank built its networks from its own seed: rank 0's weights for all
+    for u in learn.losses:   # the losses' own draws (SAC's, TD3's noise): rank 0's stream on every rank, each taking its rows (`group_randn`)
+        for g in _generators(u, set()):
+            if isinstance(g, torch.Generator): g.set_state(broadcast_value(g.get_state()))
+    learn.learners = learn.metrics.step_scale = cfg.learners
+    learn.add_cbs([GradSync(), GroupSync()])
+    return learn
 
 # %% ../nbs/07a_rl.ipynb #5d615478
 def _generators(obj, seen: set) -> list:

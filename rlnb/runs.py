@@ -274,6 +274,8 @@ class RunInterrupted(Exception):
         how = ('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)'
         super().__init__(f"{how} at env step {env_step:,}; resume with: {resume_hint(run_dir)}")
 
+    def __reduce__(self): return type(self), (self.run_dir, self.env_step, self.saved, self.signal)   # pickled whole (from a learner of a group, through Ray)
+
 # %% ../nbs/19_runs.ipynb #365ae586
 class BestCheckpointCallback(Callback):
     "Save the learner to `path` after each evaluation (`eval_return` in its metrics) that beats the best mean so far"

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/train.html.md"""
 
 # %% ../nbs/20_train.ipynb #1adca2be
 from __future__ import annotations
-import contextlib, json, re, sys, time, warnings
+import contextlib, json, os, re, sys, time, warnings
 from functools import partial
 from typing import Callable
 import gymnasium as gym
@@ -25,6 +25,8 @@ from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
 from .learner import Learner, LinearData, stop_on_signals
+from .group import is_writer
+from .learners import LearnerGroup, LearnerGroupError
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary,
                        RunInterrupted, said, describe_run, resume_hint)
 from .export import export_learner
@@ -99,15 +101,17 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     with stop_on_signals(learn):
         try: learn.train()
         except KeyboardInterrupt:
-            raise RunInterrupted(out, col.env_step, saved=learn.stop.whole, signal='SIGTERM' if learn.stop.reason == 'terminated' else 'SIGINT') from None
+            raise RunInterrupted(out, col.env_step * learn.learners, saved=learn.stop.whole, signal='SIGTERM' if learn.stop.reason == 'terminated' else 'SIGINT') from None
     wall = time.perf_counter() - t0
     final = ev.final(col.env_step)   # the learner's, made in the batch that spent the budget (logged, checkpointed); here only if the run stopped early
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
     best.consider()
+    if not is_writer(): return None   # a learner group's rank > 0: rank 0 writes the run's files
+    k = learn.learners   # a group's rank counts its own env steps: the run's are k times as many
     _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
-    summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step, wall_s=round(wall, 2),
-                   sps=round((col.env_step - col.start_step) / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
-                   first_env_step_eval_ge_threshold=ev.solved_at, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
+    summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step * k, wall_s=round(wall, 2),
+                   sps=round((col.env_step - col.start_step) * k / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
+                   first_env_step_eval_ge_threshold=ev.solved_at * k if ev.solved_at is not None else None, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
                    out=str(out))
     if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
     if video and isinstance(final, BattleResult): summary['videos'] = _videos(record_games(partial(_one_game, learn.meta['env']), ev.eval_agent, ev.opponent, out/'videos', seed=seed))   # a game per seat
@@ -118,10 +122,9 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     return summary
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
-    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt"
-    learn.add_cbs([CSVLogger(out/'metrics.csv', flush_every=1000),
-                   CheckpointCallback(out/'checkpoints', every=ckpt_every, keep=3, unit='env_step'),
-                   BestCheckpointCallback(out/'best.pt')])
+    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt (in a learner group, every rank saves with rank 0, which alone writes)"
+    learn.add_cbs(([CSVLogger(out/'metrics.csv', flush_every=1000)] if is_writer() else []) +
+                  [CheckpointCallback(out/'checkpoints', every=max(1, ckpt_every // learn.learners), keep=3, unit='env_step'), BestCheckpointCallback(out/'best.pt')])
     return learn
 
 # %% ../nbs/20_train.ipynb #60ad5bf6
@@ -152,16 +155,18 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
               async_runners: bool | None = None,    # take whichever runner's fragment is ready (off-policy; default: the config's)
               track: str | None = None,             # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
-              resume: bool = False                  # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
+              resume: bool = False,                 # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
+              learners: int | None = None           # learner processes in one group (default: the config's; `rlnb.learners`)
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
-    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
+    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners, learners=learners)
     p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
+    if p.cfg.learners > 1: return _group_start(p, seed, out, overwrite, auto, progress, video, ckpt_every, tuple(cbs), track)
     seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
@@ -170,6 +175,37 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
         (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
         if track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
         return _run(_with_files(learn, out, ckpt_every), out, seed, video)
+
+# %% ../nbs/20_train.ipynb #d7b3d1ba
+def _fresh(p, seed: int, out: Path, progress: bool, video: bool, ckpt_every: int, steps=None, cbs=(), track=None, tracked=None) -> dict | None:
+    "Build preset `p`'s run (in a learner group, this learner's share) and train it in `out` from env step 0, with the tracker `track` (or the run's own, `tracked`); the summary (None on a group's other ranks)"
+    seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
+    with _build(p, seed, progress, cbs, **({'total_steps': steps} if steps is not None else {})) as learn:
+        learn.meta = run_meta(p, seed)
+        if is_writer() and track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
+        if is_writer() and tracked is not None: learn.add_cbs([open_tracker(tracked['tracker'], out, learn.meta, tracked['id'])])
+        return _run(_with_files(learn, out, ckpt_every), out, seed, video)
+
+def _group_start(p, seed: int, out: Path, overwrite: bool, auto: bool, progress: bool, video: bool, ckpt_every: int, cbs: tuple, track) -> dict:
+    "`train_run` of a config with several learners: the run directory claimed and its config.json written here, the training in the learners"
+    with claimed_out(out, overwrite) as moved:
+        if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
+        if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
+        (out/'config.json').write_text(json.dumps(run_meta(p, seed) | dict(rlnb=rlnb.__version__), indent=1))
+        return _on_learners(p, out, _fresh, p, seed, out, progress, video, ckpt_every, None, cbs, track)
+
+# %% ../nbs/20_train.ipynb #07fb2f9d
+def _on_learners(p, out: Path, fn: Callable, *args):
+    "`fn(*args)` here, or with `p.cfg.learners` > 1 in every learner of a `LearnerGroup` (rank 0's result; Ctrl-C and SIGTERM stop them all); a learner that dies ends the run at its newest checkpoint, in one line"
+    n, cfg = p.cfg.learners, p.cfg
+    if n == 1: return fn(*args)
+    gpu = torch.device(cfg.torch_device).type == 'cuda'
+    threads = max(1, (os.cpu_count() or 1) // n) if cfg.preprocess and not gpu else 1   # a CNN's update takes the cores; an MLP's wants one thread
+    with LearnerGroup(n, threads=threads, num_gpus=1 if gpu else 0, num_cpus=0 if gpu else 1, extra_cpus=cfg.runners) as group, group.stop_on_signals():
+        try: return group.run(fn, *args)[0]
+        except LearnerGroupError as e:
+            ck = checkpoints(out/'checkpoints')
+            raise LearnerGroupError(f"{e} The run in '{out}' stops at {f'its newest checkpoint, {ck[-1].name}' if ck else 'its start (no checkpoint yet)'}: continue it with `{resume_hint(out)}`.") from e
 
 # %% ../nbs/20_train.ipynb #fcfff264
 def _same_run(out: Path, want: dict):
@@ -198,7 +234,8 @@ def resume_run(run_dir,                              # the run directory to cont
                n_envs: int | None = None,            # repeat the run's env count
                device: str | None = None,            # repeat the run's device
                runners: int | None = None,           # repeat the run's runners
-               async_runners: bool | None = None     # repeat the run's asynchronous collection
+               async_runners: bool | None = None,    # repeat the run's asynchronous collection
+               learners: int | None = None           # repeat the run's learners (each one's envs and replay are in its checkpoints)
               ) -> dict:
     "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given), or, stopped before its first, start it again from its config.json; the flags may only repeat the run's"
     run_dir = Path(run_dir)
@@ -210,7 +247,7 @@ def resume_run(run_dir,                              # the run directory to cont
     newest = newest_checkpoint(run_dir) if files or not config.is_file() else None   # none yet: the run starts again from its config.json
     meta = (newest[1].get('meta') or {}) if newest else _read_config(config)
     p = preset_of(meta, newest[0] if newest else config)
-    check_resume(run_dir, meta, p, env, video, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)   # `rlnb.request`
+    check_resume(run_dir, meta, p, env, video, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners, learners=learners)   # `rlnb.request`
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
     try:
         if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
@@ -228,16 +265,21 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
     if not (run_dir/'config.json').exists():
         (run_dir/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
         print(f"rlnb train: config.json was missing from '{run_dir}'; wrote it again from {ck.name}", file=sys.stderr)
+    return _on_learners(p, run_dir, _continue_from, run_dir, ck, meta, p, steps, progress, video, ckpt_every)
+
+def _continue_from(run_dir: Path, ck: Path, meta: dict, p, steps, progress: bool, video: bool, ckpt_every: int) -> dict | None:
+    "Build preset `p`'s run (in a learner group, this learner's share), load checkpoint `ck` and train it to the budget in `run_dir`; the summary (None on a group's other ranks)"
     with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
         _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
-        if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
+        if is_writer() and (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
         if learn.opt_step >= learn.cfg.n_batches():          # the budget may be spent: the collector's count decides (and the final evaluation needs it)
             with warnings.catch_warnings():   # read, not resumed: an env that cannot be snapshotted has nothing to say yet
                 warnings.simplefilter('ignore'); learn.restore_data()
             if learn.cfg.spent(learn) and (summary := run_summary(run_dir)) is not None:   # nothing left to train
-                print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {learn.cfg.total_steps:,}); "
-                      f"pass {said('steps')} above {learn.cfg.total_steps:,} to train it further. Nothing was changed.", file=sys.stderr)
+                budget = learn.cfg.total_steps * learn.learners
+                if is_writer(): print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {budget:,}); "
+                                      f"pass {said('steps')} above {budget:,} to train it further. Nothing was changed.", file=sys.stderr)
                 return summary
         return _run(learn, run_dir, meta['seed'], video)
 
@@ -249,11 +291,7 @@ def _read_config(path: Path) -> dict:
 def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_every) -> dict:
     "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says: what `train_run` did, again"
     print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its config.json at env step 0", file=sys.stderr)
-    seed_everything(meta['seed'])
-    with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
-        learn.meta = run_meta(p, meta['seed'])
-        if (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, learn.meta, t['id'])])
-        return _run(_with_files(learn, run_dir, ckpt_every), run_dir, meta['seed'], video)
+    return _on_learners(p, run_dir, _fresh, p, meta['seed'], run_dir, progress, video, ckpt_every, steps, (), None, tracking_of(run_dir))
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
 def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:

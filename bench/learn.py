@@ -9,6 +9,7 @@ parallel worker processes (one torch thread each). Ends with one JSON line: a li
                           [--set '{"lr": 1e-3}']   # override preset hyperparameters (for tuning)
     python bench/learn.py --algos ppo --env Pendulum-v1 --seeds 5   # the tuned Pendulum preset (threshold -300, 200k steps)
     python bench/learn.py --algos ppo --seeds 5 --workers 1 --set '{"runners": 2}'   # collecting in 2 Ray runners
+    python bench/learn.py --algos ppo,dqn --seeds 5 --workers 1 --learners 2 --save bench/results/learn_learners2.json   # each seed in 2 learner processes
 
 With --vs-sb3, each seed trains the preset for its whole budget and SB3 with the same settings, network and envs (rlnb's
 preprocessing, wrapped in SB3's DummyVecEnv; SubprocVecEnv for Atari's several envs, which rlnb steps in worker processes), both evaluated by rlnb's `evaluate` on the same evaluation envs (Atari: whole
@@ -26,17 +27,23 @@ import argparse, json, statistics, time
 from record import add_save, report
 from concurrent.futures import ProcessPoolExecutor
 
-def run_one(algo, env, seed, overrides):
+def run_one(algo, env, seed, overrides, learners=1):
+    "One seed until solved (or the budget); with `learners` > 1, in a learner group of that many processes (`rlnb.learners`), one torch thread each"
+    if learners == 1: return train_one(algo, env, seed, overrides)
+    from rlnb.learners import LearnerGroup
+    with LearnerGroup(learners, threads=1) as group: return group.run(train_one, algo, env, seed, overrides, learners)[0]
+
+def train_one(algo, env, seed, overrides, learners=1):
     import torch
     torch.set_num_threads(1)
     from rlnb.presets import get_preset
     p = get_preset(algo, env)
-    with p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides) as learn:   # closed after: env workers and Ray runners end with the run
+    with p.learner(seed=seed, progress=False, stop_when_solved=True, **overrides, **({'learners': learners} if learners > 1 else {})) as learn:   # closed after: env workers and Ray runners end with the run
         t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
         ev = learn.evaluator
-        steps, means = learn.metrics.series.get('eval_return', ((), ()))
-        return dict(seed=seed, solved_at=ev.solved_at, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'), threshold=ev.threshold,
-                    curve=[(int(x), round(float(y), 2)) for x, y in zip(steps, means)])
+        steps, means = learn.metrics.series.get('eval_return', ((), ()))   # (a group's: the run's env steps)
+        return dict(seed=seed, solved_at=ev.solved_at * learners if ev.solved_at is not None else None, wall_s=wall, eval_s=ev.wall, last_eval=learn.metrics.last('eval_return'),
+                    threshold=ev.threshold, curve=[(int(x), round(float(y), 2)) for x, y in zip(steps, means)])
 
 class SB3Agent:
     "An SB3 model as an rlnb agent, for rlnb's `evaluate`"
@@ -179,6 +186,7 @@ def main():
     ap.add_argument('--seeds', type=int, default=10)
     ap.add_argument('--first-seed', type=int, default=0, help='seeds run from this one on (to add seeds to an earlier result)')
     ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--learners', type=int, default=1, help='train each seed in a learner group of this many processes, one torch thread each (`rlnb.learners`; use --workers 1)')
     ap.add_argument('--set', default='{}', help='JSON dict of hyperparameter overrides')
     ap.add_argument('--vs-sb3', action='store_true', help="train the whole budget and compare final scores with SB3's on the same settings")
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
@@ -197,10 +205,10 @@ def main():
     if a.vs_sb3: return main_vs_sb3(a, overrides)
     with ProcessPoolExecutor(a.workers) as ex:
         for algo in a.algos.split(','):
-            res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.first_seed, a.first_seed + a.seeds), [overrides] * a.seeds))
+            res = list(ex.map(run_one, [algo] * a.seeds, [a.env] * a.seeds, range(a.first_seed, a.first_seed + a.seeds), [overrides] * a.seeds, [a.learners] * a.seeds))
             solved = [r['solved_at'] for r in res if r['solved_at'] is not None]
             p = get_preset(algo, a.env)
-            row = dict(algo=algo, env=p.env, seeds=a.seeds, threshold=res[0]['threshold'], budget=p.cfg.total_steps, solved=len(solved),
+            row = dict(algo=algo, env=p.env, seeds=a.seeds, **({'learners': a.learners} if a.learners > 1 else {}), threshold=res[0]['threshold'], budget=p.cfg.total_steps, solved=len(solved),
                        median_steps_to_threshold=statistics.median(solved) if solved else None,
                        median_wall_s=round(statistics.median(r['wall_s'] for r in res), 1),
                        per_seed=[r['solved_at'] for r in res], per_seed_wall_s=[round(r['wall_s'], 1) for r in res], curves=[r['curve'] for r in res])

@@ -116,10 +116,10 @@ def _train_cmd(args) -> dict:
     if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = run_preset(args.algo, args.env, seed, args.config)
-    changes = parse_settings(p.cfg, args.settings, p.algo)
+    changes = parse_settings(p.cfg, args.settings, p.algo) | ({'learners': args.learners} if args.learners is not None else {})
     _threads(changes.get('preprocess', p.cfg.preprocess))
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto, learners=args.learners)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
 
 # %% ../nbs/20c_cli.ipynb #5e58b303
 def _tune_cmd(args) -> dict:

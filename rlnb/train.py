@@ -121,21 +121,22 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
         if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
     return summary
 
-def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
-    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt (in a learner group, every rank saves with rank 0, which alone writes)"
-    learn.add_cbs(([CSVLogger(out/'metrics.csv', flush_every=1000)] if is_writer() else []) +
-                  [CheckpointCallback(out/'checkpoints', every=max(1, ckpt_every // learn.learners), keep=3, unit='env_step'), BestCheckpointCallback(out/'best.pt')])
-    return learn
-
 # %% ../nbs/20_train.ipynb #60ad5bf6
 def _build(p, seed: int, progress: bool, cbs=(), **changes):
-    "The preset's learner; networks or buffers larger than this machine's memory are one line, not a traceback"
+    "The preset's learner, the global generators seeded from `seed` first (user code that draws from them, dropout or a callback, repeats); networks or buffers larger than this machine's memory are one line, not a traceback"
+    seed_everything(seed)
     try: return p.learner(seed, progress, cbs, **changes)
     except (RuntimeError, MemoryError) as e:
         if not (isinstance(e, MemoryError) or "can't allocate memory" in str(e) or 'out of memory' in str(e)): raise
         n = re.search(r'allocate (\d+) bytes', str(e))
         raise ValueError(f"{p.algo} with this config asks for more memory than this machine has{f' ({int(n[1]) / 2**30:,.1f} GiB in one piece)' if n else ''}: "
                          "lower hidden, buffer or n_envs.") from None
+
+def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
+    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt (in a learner group, every rank saves with rank 0, which alone writes)"
+    learn.add_cbs(([CSVLogger(out/'metrics.csv', flush_every=1000)] if is_writer() else []) +
+                  [CheckpointCallback(out/'checkpoints', every=max(1, ckpt_every // learn.learners), keep=3, unit='env_step'), BestCheckpointCallback(out/'best.pt')])
+    return learn
 
 # %% ../nbs/20_train.ipynb #07fa9586
 def train_run(algo: str | None = None,              # the preset's algorithm (`rlnb presets`; default dqn); with `config`, none or the file's
@@ -155,19 +156,17 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
               async_runners: bool | None = None,    # take whichever runner's fragment is ready (off-policy; default: the config's)
               track: str | None = None,             # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
-              resume: bool = False,                 # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
-              learners: int | None = None           # learner processes in one group (default: the config's; `rlnb.learners`)
+              resume: bool = False                  # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
     p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
-    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners, learners=learners)
+    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
     p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     if p.cfg.learners > 1: return _group_start(p, seed, out, overwrite, auto, progress, video, ckpt_every, tuple(cbs), track)
-    seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
@@ -179,7 +178,6 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
 # %% ../nbs/20_train.ipynb #d7b3d1ba
 def _fresh(p, seed: int, out: Path, progress: bool, video: bool, ckpt_every: int, steps=None, cbs=(), track=None, tracked=None) -> dict | None:
     "Build preset `p`'s run (in a learner group, this learner's share) and train it in `out` from env step 0, with the tracker `track` (or the run's own, `tracked`); the summary (None on a group's other ranks)"
-    seed_everything(seed)   # the global generators too: user code that draws from them (dropout, a callback) repeats
     with _build(p, seed, progress, cbs, **({'total_steps': steps} if steps is not None else {})) as learn:
         learn.meta = run_meta(p, seed)
         if is_writer() and track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
@@ -267,6 +265,13 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
         print(f"rlnb train: config.json was missing from '{run_dir}'; wrote it again from {ck.name}", file=sys.stderr)
     return _on_learners(p, run_dir, _continue_from, run_dir, ck, meta, p, steps, progress, video, ckpt_every)
 
+def _read_config(path: Path) -> dict:
+    "The run identity in the `config.json` at `path` (a `CheckpointError` from `preset_of` names what is wrong with it)"
+    try: return json.loads(path.read_text())
+    except (OSError, ValueError) as e: raise CheckpointError(f"'{path}' cannot be read ({e}); the run has no checkpoint to resume from either: start it again with another {said('out')}.") from None
+
+
+# %% ../nbs/20_train.ipynb #ae656e19
 def _continue_from(run_dir: Path, ck: Path, meta: dict, p, steps, progress: bool, video: bool, ckpt_every: int) -> dict | None:
     "Build preset `p`'s run (in a learner group, this learner's share), load checkpoint `ck` and train it to the budget in `run_dir`; the summary (None on a group's other ranks)"
     with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
@@ -283,15 +288,11 @@ def _continue_from(run_dir: Path, ck: Path, meta: dict, p, steps, progress: bool
                 return summary
         return _run(learn, run_dir, meta['seed'], video)
 
-def _read_config(path: Path) -> dict:
-    "The run identity in the `config.json` at `path` (a `CheckpointError` from `preset_of` names what is wrong with it)"
-    try: return json.loads(path.read_text())
-    except (OSError, ValueError) as e: raise CheckpointError(f"'{path}' cannot be read ({e}); the run has no checkpoint to resume from either: start it again with another {said('out')}.") from None
-
 def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_every) -> dict:
     "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says: what `train_run` did, again"
     print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its config.json at env step 0", file=sys.stderr)
     return _on_learners(p, run_dir, _fresh, p, meta['seed'], run_dir, progress, video, ckpt_every, steps, (), None, tracking_of(run_dir))
+
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
 def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:

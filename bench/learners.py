@@ -10,6 +10,11 @@ Rows per update are the same on both sides (the preset's bs). Paired, alternatin
 time of every process of the side (the learners'), beside wall time.
 
     python bench/learners.py --algos ppo_atari,ppo --learners 2 --threads 2 --save bench/results/learners.json
+
+With `--group-of-one`, no Ray: one learner outside a group against a group of one in this process (`GradSync` and `GroupSync`
+on a real process group: NCCL on `--device cuda`, else gloo), the cost of being in a group where only one device is lent.
+
+    python bench/learners.py --group-of-one --device cuda --algos ppo_atari --threads 0 --save bench/results/learners_h200.json
 """
 import argparse, statistics, time
 from record import add_save, report
@@ -34,22 +39,36 @@ class Given:
     def __init__(self, batches, source): self.batches, self.source = batches, source
     def __iter__(self): return iter(self.batches)
 
-def updates(algo, env, k, learners, threads=None, seed=0):
-    "Wall and CPU seconds of `k` updates of preset `algo`'s learner (this rank's share with `learners` > 1), their rows, and seconds in collectives"
+def updates(algo, env, k, learners, threads=None, seed=0, device=None, one=False):
+    "Wall and CPU seconds of `k` updates of preset `algo`'s learner (this rank's share with `learners` > 1; `one`: a group of one in this process), their rows, and seconds in collectives"
     import torch
     from rlnb.presets import get_preset, with_changes
-    from rlnb.group import in_group
+    from rlnb.group import in_group, join_group, leave_group, free_address
+    from rlnb.rl import grouped, Run
     if threads: torch.set_num_threads(threads)
     comm = time_collectives()
     p = get_preset(algo, env)
-    with with_changes(p.cfg, dict(learners=learners)).learner(env or p.env, seed, progress=False) as learn:
+    cfg = with_changes(p.cfg, dict(learners=learners) | ({'device': device} if device else {}))
+    if one: join_group(0, 1, free_address(), 'nccl' if device == 'cuda' else 'gloo')
+    try:
+        learn = grouped(cfg.resolved(), Run(env or p.env, seed, (), False, None, None)) if one else cfg.learner(env or p.env, seed, progress=False)
+        return _timed(learn, k, comm, device)
+    finally:
+        if one: leave_group()
+
+def _timed(learn, k, comm, device):
+    import torch
+    from rlnb.group import in_group
+    with learn:
         batch = next(iter(learn.data))   # one real minibatch (its rollout collected here)
         learn.data = Given([batch] * (k + 3), learn.data)
         learn.fit(3)   # warm-up
         if in_group(): torch.distributed.barrier()
         sync = next((cb for cb in learn.cbs if type(cb).__name__ == 'GradSync'), None)
+        if device == 'cuda': torch.cuda.synchronize()
         c0, t0, comm0, grads0 = time.process_time(), time.perf_counter(), comm[0], sync.seconds if sync else 0.
         learn.fit(k)
+        if device == 'cuda': torch.cuda.synchronize()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         rows = len(batch.obs) if hasattr(batch, 'obs') else len(batch.step.obs)
         return dict(wall=wall, cpu=cpu, rows=rows * k, comm=comm[0] - comm0, grads=(sync.seconds if sync else 0.) - grads0)
@@ -61,8 +80,11 @@ def main():
     ap.add_argument('--threads', type=int, default=2, help="torch threads in all: the one learner's, or split over the group")
     ap.add_argument('--updates', type=int, default=20, help='updates timed per repeat (MLP presets: 25 times as many)')
     ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--group-of-one', action='store_true', help='no group against a group of one in this process (no Ray)')
+    ap.add_argument('--device', default=None, help="the learners' device (default: the preset's)")
     add_save(ap)
     a = ap.parse_args()
+    if a.group_of_one: return group_of_one(a)
     import ray
     from rlnb.learners import LearnerGroup
     from rlnb.presets import get_preset
@@ -90,6 +112,26 @@ def main():
                   f"(the gradients' all-reduce {row['gradients_share']:.1%})", flush=True)
             rows.append(row)
     ray.shutdown()
+    report(rows, a.save)
+
+def group_of_one(a):
+    "Paired alternating repeats of each preset's update outside a group and in a group of one: samples/s and the group's overhead"
+    from rlnb.presets import get_preset
+    rows = []
+    for algo in a.algos.split(','):
+        k, res = a.updates * (1 if get_preset(algo).cfg.preprocess else 25), {'none': [], 'one': []}
+        def side(name):
+            def f(_):
+                r = updates(algo, None, k, 1, a.threads or None, device=a.device, one=name == 'one'); res[name].append(r); return r['wall'], r['cpu']
+            return f
+        alternate({'none': side('none'), 'one': side('one')}, a.repeats)
+        med = lambda side, f: statistics.median(f(r) for r in res[side])
+        row = dict(algo=algo, device=a.device, updates=k, rows_per_update=res['none'][0]['rows'] // k,
+                   samples_per_s_none=round(med('none', lambda r: r['rows'] / r['wall']), 1), samples_per_s_one=round(med('one', lambda r: r['rows'] / r['wall']), 1),
+                   overhead=round(statistics.median(o['wall'] / n['wall'] for n, o in zip(res['none'], res['one'])) - 1, 3),
+                   allreduce_share=round(med('one', lambda r: r['comm'] / r['wall']), 3))
+        print(f"{algo} on {a.device}: no group {row['samples_per_s_none']} samples/s, a group of one {row['samples_per_s_one']} (overhead {row['overhead']:+.1%}, collectives {row['allreduce_share']:.1%})", flush=True)
+        rows.append(row)
     report(rows, a.save)
 
 if __name__ == '__main__': main()

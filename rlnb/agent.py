@@ -145,7 +145,7 @@ def _draw(self: EpsilonGreedySelector, B: int, A: int):
 @patch
 def _pick(self: EpsilonGreedySelector, q_BA, info: dict, eps: float, explore_B, n_explore: int, rand_B):
     act_B = q_BA.argmax(-1)
-    if n_explore: act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device), rand_B.to(act_B.device), act_B)   # most steps explore nowhere: no merge
+    if n_explore: act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device, non_blocking=True), rand_B.to(act_B.device, non_blocking=True), act_B)   # most steps explore nowhere: no merge
     return act_B, info | {'epsilon': eps}
 
 @patch
@@ -164,7 +164,7 @@ def act(self: EpsilonGreedySelector,
     if deterministic: return self(forward(obs), deterministic)
     x = first_leaf(obs)
     eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
-    if n_explore == len(explore_B): return rand_B.to(x.device), {'epsilon': eps}
+    if n_explore == len(explore_B): return rand_B.to(x.device, non_blocking=True), {'epsilon': eps}
     return self._pick(*q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
@@ -176,7 +176,7 @@ class CategoricalSelector(Selector):
         logits_BA = out['logits']
         if deterministic: act_B = logits_BA.argmax(-1)
         else:
-            u = torch.rand(logits_BA.shape, generator=self.gen).to(logits_BA.device).clamp_(1e-20, 1.)
+            u = torch.rand(logits_BA.shape, generator=self.gen).to(logits_BA.device, non_blocking=True).clamp_(1e-20, 1.)   # drawn on the host: no wait for the device
             act_B = (logits_BA - torch.log(-torch.log(u))).argmax(-1)
         logp_B = F.log_softmax(logits_BA, -1).gather(-1, act_B[..., None])[..., 0]
         return act_B, {**out, 'logp': logp_B}
@@ -205,7 +205,7 @@ class GaussianSelector(Selector):
     def __call__(self, out: dict, deterministic: bool = False):
         mean_BA, log_std_BA = out['mean'], out['log_std'].expand_as(out['mean'])
         std_BA = log_std_BA.exp()
-        u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen).to(mean_BA.device)
+        u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen).to(mean_BA.device, non_blocking=True)
         logp_B = gaussian_logp(mean_BA, log_std_BA, u_BA)
         low, high = self.low.to(u_BA.device), self.high.to(u_BA.device)
         if self.bound == 'clip': act_BA = torch.maximum(torch.minimum(u_BA, high), low)

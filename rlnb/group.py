@@ -13,7 +13,7 @@ import torch.distributed as dist
 from .callback import Callback, Stop
 
 # %% auto #0
-__all__ = ['in_group', 'rank', 'world_size', 'is_writer', 'free_address', 'join_group', 'leave_group', 'group_mean',
+__all__ = ['BACKENDS', 'in_group', 'rank', 'world_size', 'is_writer', 'free_address', 'join_group', 'leave_group', 'group_mean',
            'broadcast_module', 'broadcast_value', 'gather_states', 'group_randn', 'GradSync', 'request_group_stop',
            'GroupSync']
 
@@ -41,6 +41,8 @@ def free_address(host: str = '127.0.0.1'        # the interface to listen on
     with socket.socket() as s:
         s.bind((host, 0)); return f'{host}:{s.getsockname()[1]}'
 
+BACKENDS = {'gloo': 'gloo', 'nccl': 'cpu:gloo,cuda:nccl'}   # what each `backend` of `join_group` asks of torch: a device type's collectives on its backend
+
 def join_group(rank: int,                          # this process's rank, 0 to `world - 1`
                world: int,                         # processes in the group
                address: str,                       # `host:port` where rank 0 listens (`free_address`)
@@ -49,7 +51,7 @@ def join_group(rank: int,                          # this process's rank, 0 to `
     "Join the process group of `world` processes as `rank` (every member calls this; it returns once all have joined)"
     if not 0 <= rank < world: raise ValueError(f'rank must be in 0..{world - 1} for a group of {world}, got {rank}.')
     if backend not in ('gloo', 'nccl'): raise ValueError(f"backend must be 'gloo' (CPUs) or 'nccl' (CUDA GPUs), got {backend!r}.")
-    dist.init_process_group(backend, init_method=f'tcp://{address}', rank=rank, world_size=world, timeout=timedelta(seconds=timeout))
+    dist.init_process_group(BACKENDS[backend], init_method=f'tcp://{address}', rank=rank, world_size=world, timeout=timedelta(seconds=timeout))
 
 def leave_group():
     "Leave the process group, if in one (safe to call twice)"

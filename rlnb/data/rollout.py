@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 from fastcore.basics import patch
 import numpy as np
+import itertools
 import torch
-from ..core import tree_map, tree_stack, tree_leaves
+from ..core import tree_map, tree_stack, tree_leaves, tree_to
+from ..agent import model_device
 from .collector import Collector, to_tensor, info_rows
 
 # %% auto #0
-__all__ = ['Rollout', 'RolloutCollector']
+__all__ = ['Rollout', 'RolloutCollector', 'HostFeed']
 
 # %% ../../nbs/05a_data.rollout.ipynb #d4290ede
 class Rollout(NamedTuple):
@@ -65,25 +67,57 @@ def _screen_rollout(r: Rollout, count_T: np.ndarray):
         raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
                          "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
 
+# %% ../../nbs/05a_data.rollout.ipynb #4dca68f6
+class HostFeed:
+    "Host arrays (or trees of them) to `device` through two reusable host buffers per leaf, used in turn: pinned where CUDA is, so the copy does not make the host wait"
+    def __init__(self,
+                 device,                               # where the copies go
+                 pin: bool | None = None):             # page-locked buffers (None: where CUDA is available)
+        self.device, self.pin, self.bufs, self.turn = torch.device(device), torch.cuda.is_available() if pin is None else pin, {}, 0
+
+    def __call__(self, tree):
+        "`tree` (numpy arrays or tensors) on `device`: copied into this turn's buffers, then to the device without waiting"
+        self.turn, leaf = 1 - self.turn, itertools.count()
+        return tree_map(lambda x: self._put(x, (next(leaf), self.turn)), tree)
+
+    def _put(self, x, key):
+        x = np.asarray(x); b = self.bufs.get(key)
+        if b is None or tuple(b.shape) != x.shape or b.numpy().dtype != x.dtype:
+            b = self.bufs[key] = torch.empty(x.shape, dtype=torch.from_numpy(x.reshape(-1)[:0]).dtype, pin_memory=self.pin)
+        np.copyto(b.numpy(), x)   # numpy's copy, one thread: torch's wakes its thread pool, which spins beside the envs' threads
+        return b.to(self.device, non_blocking=True)
+
+# %% ../../nbs/05a_data.rollout.ipynb #501239d3
+@patch
+def _feed(self: RolloutCollector) -> HostFeed | None:
+    "A `HostFeed` to the agent's device where that is not the CPU (where the rollout then stays), else None"
+    model = getattr(self.agent, 'model', None)
+    dev = model_device(model) if isinstance(model, torch.nn.Module) else torch.device('cpu')
+    if dev.type == 'cpu': return None
+    if getattr(self, '_host_feed', None) is None or self._host_feed.device != dev: self._host_feed = HostFeed(dev)
+    return self._host_feed
+
 # %% ../../nbs/05a_data.rollout.ipynb #505e7f5f
 @patch
 def next(self: RolloutCollector) -> Rollout:
+    "The next T steps of all N envs; with an agent on an accelerator, the observations and the agent's outputs stay on its device"
     T, N = self.n_steps, self.n_envs
     reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
     terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
     obs, act, extra, env_info, count_T = [], [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
-    count_T[0] = self.env_step
+    count_T[0], feed = self.env_step, self._feed()
+    if feed is not None: self.obs = tree_to(self.obs, feed.device)   # after a reset they are on the host
     for t in range(T):
         self('before_act'); a, info = self._act(); self('after_act')
-        a = a.cpu()
+        a = a.cpu()   # the step's one read from a device: the envs need the actions
         start_TN[t] = self.ep_len == 0   # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
         e = self._env_step(a.numpy())
         obs.append(self.obs); act.append(a)
-        extra.append({k: v.detach().cpu() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
+        extra.append({k: v.detach() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
         reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
         if e.valid is not None: valid_TN[t] = e.valid
         if self.info_keys: env_info.append(info_rows(self.last_info, self.info_keys, N))   # every row: the auto-reset row's is the reset's info
-        self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
+        self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs) if feed is None else feed(e.next_obs)
         count_T[t + 1] = self.env_step
     keys = [k for k in extra[0] if all(k in e for e in extra[1:])]   # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
     r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import (Seeder, tree_map, tree_index, tree_cat, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
+from ...core import (Seeder, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...loop import Cycle
 from ...callback import Callback
@@ -170,29 +170,29 @@ def observe(self: OnPolicyBatches,
            ) -> torch.Tensor:
     "Update the network's observation statistics (`model.norm`, if any) with `r`'s real rows; `r`'s rewards `[T, N]`, scaled if the node has a `RewardScaler`"
     norm = getattr(self.model, 'norm', None)
-    if norm is not None: norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))[r.valid.flatten()].to(model_device(self.model)))
+    if norm is not None:
+        x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs)); norm.update(x[r.valid.flatten().to(x.device)].to(model_device(self.model)))
     return r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
 @patch
 def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
-    "Flatten rollout `r` into rows with old log-probs, values, advantages and returns"
+    "Flatten rollout `r` into rows with old log-probs, values, advantages and returns, on the model's device (one copy per rollout: minibatches are gathered there)"
     T, N = r.reward.shape
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
-    obs = tree_map(flat, r.obs)
     dev, norm = model_device(self.model), getattr(self.model, 'norm', None)
-    reward = self.observe(r)
-    action = flat(r.extra.get('raw_action', r.action))
+    r = tree_to(r._replace(reward=self.observe(r)), dev, non_blocking=True)   # already there where the collector's agent shares the model's device
+    obs, action = tree_map(flat, r.obs), flat(r.extra.get('raw_action', r.action))
     with torch.no_grad():
         if norm is None and shares_trunk(self.model) and {'value', 'logp'} <= r.extra.keys():   # kept while acting: only the bootstrap values are new
-            value = torch.cat([flat(r.extra['value']).float(), self.model(tree_map(lambda x: x.to(dev), r.next_obs))['value'].float().cpu()])
+            value = torch.cat([flat(r.extra['value']).float(), self.model(r.next_obs)['value'].float()])
             logp = flat(r.extra['logp'])
         else:
-            out = self.model(tree_map(lambda x: x.to(dev), tree_cat([obs, r.next_obs])))
-            value = out['value'].float().cpu()
-            logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.to(dev))
-    adv, ret = rollout_advantages(r._replace(reward=reward), value[:T * N].view(T, N), value[T * N:], self.gamma, self.lam)
-    return PGBatch(obs, action, logp.cpu(), value[:T * N], adv.flatten(), ret.flatten(), r.valid.flatten().float())
+            out = self.model(tree_cat([obs, r.next_obs]))
+            value = out['value'].float()
+            logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action)
+    adv, ret = rollout_advantages(r, value[:T * N].view(T, N), value[T * N:], self.gamma, self.lam)
+    return PGBatch(obs, action, logp, value[:T * N], adv.flatten(), ret.flatten(), r.valid.flatten().float())
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #a5dcfe1e
 @patch
@@ -201,12 +201,12 @@ def next(self: OnPolicyBatches) -> PGBatch:
     if self.data is None or self.pos >= self.n_epochs * M:
         self.data = self._prepare(next(self.source)); self.rollouts += 1
         M = self.n_rows
-        self.perm, self.pos = torch.cat([torch.randperm(M, generator=self.gen) for _ in range(self.n_epochs)]), 0
+        self.perm, self.pos = torch.cat([torch.randperm(M, generator=self.gen) for _ in range(self.n_epochs)]).to(self.data.mask.device), 0
     start, end = self.pos, min(self.pos + self.bs, (self.pos // M + 1) * M)   # minibatches never straddle two epochs
     self.pos = end
     batch = self.data if end - start == M else tree_index(self.data, self.perm[start:end])   # the whole rollout: row order does not change a mean
     dev = model_device(self.model)
-    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # rollouts are kept on the CPU
+    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # (a subclass's rows may be kept on the host)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #13f604c6
 def mean_weights(mask_B                                # 1 for rows that count, 0 for the rest

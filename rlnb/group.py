@@ -7,6 +7,8 @@ Docs: https://rlnb.github.io/rlnb/group.html.md"""
 # %% ../nbs/02c_group.ipynb #7b78f9d5
 from __future__ import annotations
 import socket, time
+from types import SimpleNamespace
+from fastcore.basics import patch
 from datetime import timedelta
 import torch
 import torch.distributed as dist
@@ -102,19 +104,51 @@ def group_randn(shape: tuple,                      # `(rows, ...)`: this rank's 
 
 # %% ../nbs/02c_group.ipynb #c7078d2b
 class GradSync(Callback):
-    "In a learner group: average the gradients of the loss being stepped over the ranks (one flat all-reduce), after backward and before clipping and the step"
+    "In a learner group: average the gradients of the loss being stepped over the ranks, each bucket of about `bucket_mb` MB all-reduced as soon as backward has made it (overlapping the rest of backward), all waited for before clipping and the step"
     order = -100   # first in after_backward
-    def __init__(self): self.seconds, self.calls = 0., 0
+    def __init__(self,
+                 bucket_mb: float = 4.):               # the size of the buckets of gradients sent in one all-reduce each
+        self.bucket_bytes, self.seconds, self.calls, self.early, self._plans, self._armed, self._sent = bucket_mb * 2**20, 0., 0, 0, {}, None, []
+
+    def before_backward(self):
+        if not in_group(): return
+        self._armed, self._sent = self._plan(self.learn.loss_cb), []
+        for b in self._armed: b.ready = 0
 
     def after_backward(self):
         if not in_group(): return
-        t0 = time.perf_counter()
-        grads = [p.grad for p in self.learn.loss_cb.params if p.grad is not None]   # the same on every rank: the same code on the same networks
-        flat = torch._utils._flatten_dense_tensors(grads)
-        dist.all_reduce(flat)
-        flat.div_(world_size())
-        for g, avg in zip(grads, torch._utils._unflatten_dense_tensors(flat, grads)): g.copy_(avg)
+        t0, buckets, self._armed = time.perf_counter(), self._armed, None
+        for b in buckets:   # a bucket that backward did not complete (a parameter without a gradient): sent now, in the same order on every rank
+            if b.ready < len(b.params) and (grads := [p.grad for p in b.params if p.grad is not None]): self._send(grads)
+        for work, flat, grads in self._sent:
+            work.wait()
+            for g, avg in zip(grads, torch._utils._unflatten_dense_tensors(flat.div_(world_size()), grads)): g.copy_(avg)
         self.seconds += time.perf_counter() - t0; self.calls += 1
+
+# %% ../nbs/02c_group.ipynb #f5d89e38
+@patch
+def _plan(self: GradSync, u) -> list:
+    "The buckets of loss `u`'s parameters, made once: backward's order (the reverse of `params`, roughly), a hook on each parameter counting its gradient in"
+    if id(u) in self._plans: return self._plans[id(u)]
+    buckets = self._plans[id(u)] = []
+    for p in reversed(list(u.params)):
+        if not buckets or buckets[-1].bytes >= self.bucket_bytes: buckets.append(SimpleNamespace(params=[], bytes=0, ready=0))
+        b = buckets[-1]; b.params.append(p); b.bytes += p.numel() * p.element_size()
+        p.register_post_accumulate_grad_hook(lambda p, b=b, buckets=buckets: self._ready(buckets, b))
+    return buckets
+
+@patch
+def _ready(self: GradSync, buckets: list, b):
+    "A gradient of bucket `b` is in: the last one sends the bucket (only in the backward that `before_backward` armed)"
+    if self._armed is not buckets: return
+    b.ready += 1
+    if b.ready == len(b.params): self._send([p.grad for p in b.params]); self.early += 1   # sent while backward runs on
+
+@patch
+def _send(self: GradSync, grads: list):
+    "Start the all-reduce of `grads` as one flat buffer, without waiting for it"
+    t0, flat = time.perf_counter(), torch._utils._flatten_dense_tensors(grads)
+    self._sent.append((dist.all_reduce(flat, async_op=True), flat, grads)); self.seconds += time.perf_counter() - t0
 
 # %% ../nbs/02c_group.ipynb #74a280cf
 _ASKED = {'reason': None}   # a stop asked of this process from outside, not yet acted on

@@ -56,6 +56,7 @@ from .agents.dqn.double import *
 from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.dqn.recurrent import *
+from .agents.dqn.quantile import *
 from .noisy import *
 from .agents.policy_gradient.core import *
 from .agents.policy_gradient.ppo import *

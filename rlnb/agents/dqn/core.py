@@ -28,6 +28,7 @@ from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, e
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead
+from .quantile import QuantileQNetwork, QRLoss
 from .categorical import CategoricalQNetwork, C51Loss
 
 # %% auto #0
@@ -121,20 +122,21 @@ class DQNConfig(OffPolicyConfig):
     target_every: int = 250       # hard target update: optimizer steps between copies
     tau: float = 0.005            # soft target update: θ⁻ ← τθ + (1 - τ)θ⁻ after every step
     bootstrap: str = 'greedy'     # V(s'): 'greedy' (max of the target net) or 'double' (target net at the online net's argmax)
-    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams) or 'categorical' (C51's return distribution)
+    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams), 'categorical' (C51's return distribution), 'quantile' (QR-DQN's quantiles) or 'dueling_quantile'
     n_atoms: int = 51             # categorical head: atoms of the support
     v_min: float = 0.             # categorical head: lowest return of the support
     v_max: float = 100.           # categorical head: highest return of the support
+    n_quantiles: int = 50         # quantile heads: quantiles per action
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
 @patch
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
-    check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms'), POSITIVE_INT),
+    check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms', 'n_quantiles'), POSITIVE_INT),
                  **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=FRACTION,
                  hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'), loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
                  prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
-                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical'),
+                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical', 'quantile', 'dueling_quantile'),
                  v_min=FINITE, v_max=FINITE)
     if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
     if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
@@ -145,30 +147,34 @@ def __post_init__(self: DQNConfig):
     if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
 
 _NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
-              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'))
+              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'),
+              n_quantiles=('head', ('quantile', 'dueling_quantile')))
 
 @patch
 def unused(self: DQNConfig,
            names                           # field names a user set
           ) -> list:
     "Those of `names` that this config's switches leave without effect, each with the switch it needs (`tau` without a soft target update, say)"
-    return OffPolicyConfig.unused(self, names) + [f'{n} (it needs {k}={v!r})' for n in names if n in _NEEDS for k, v in [_NEEDS[n]] if getattr(self, k) != v]
+    return OffPolicyConfig.unused(self, names) + [f"{n} (it needs {k}={' or '.join(map(repr, v)) if isinstance(v, tuple) else repr(v)})" for n in names if n in _NEEDS for k, v in [_NEEDS[n]]
+                                          if getattr(self, k) not in (v if isinstance(v, tuple) else (v,))]
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
 def q_network(cfg: DQNConfig,                       # the config (`head`, `net`, `hidden`, the support)
               obs_example,                          # a batch of observations, for the input size
               n_actions: int                        # one output per action
              ) -> nn.Module:
-    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, or `CategoricalQNetwork`"
+    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, `CategoricalQNetwork` or `QuantileQNetwork`"
+    if cfg.head.endswith('quantile'): return QuantileQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_quantiles, net=cfg.net, dueling=cfg.head == 'dueling_quantile')
     if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max, net=cfg.net)
     return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None, net=cfg.net)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
 def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
              net: nn.Module):                      # the online network
-    "The loss for `net` that `cfg` names: C51's cross-entropy or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
+    "The loss for `net` that `cfg` names: C51's cross-entropy, QR-DQN's quantile Huber loss or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
     target = target_copy(net) if cfg.target_update else None
     if cfg.head == 'categorical': return C51Loss(net, cfg.gamma, target=target)
+    if cfg.head.endswith('quantile'): return QRLoss(net, cfg.gamma, target=target, double=cfg.bootstrap == 'double')
     return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if cfg.bootstrap == 'double' else GreedyBootstrap(), loss=cfg.loss)
 
 def dqn_callbacks(cfg: DQNConfig,                     # the run's config: its target update and prioritized replay

@@ -92,7 +92,7 @@ PRESETS = {p.algo: p for p in [
     Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
-    Preset('qrdqn', 'CartPole-v1', replace(_TARGET, head='quantile', n_quantiles=10), 'QR-DQN (Dabney et al. 2018), 10 quantiles as rl-baselines3-zoo tunes sb3-contrib for CartPole'),
+    Preset('qrdqn', 'CartPole-v1', replace(_TARGET, head='quantile', n_quantiles=10, target_every=128), 'QR-DQN (Dabney et al. 2018), 10 quantiles as rl-baselines3-zoo tunes sb3-contrib for CartPole; the target copied after each round of 128 updates, as SB3 does'),
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
@@ -110,6 +110,7 @@ PRESETS = {p.algo: p for p in [
     Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 
+# %% ../nbs/19b_presets.ipynb #720705a0
 _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4, buffer=200_000, target_every=1_000, eps_end=0.05, eps_fraction=0.3,
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')   # bench/selfplay.py's mirror runs (90_benchmarks)
 

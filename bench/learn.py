@@ -53,7 +53,7 @@ class SB3Agent:
         return torch.as_tensor(self.model.predict(obs.numpy(), deterministic=deterministic)[0]), {}
 
 def sb3_model(p, cfg, env, seed, device='cpu'):
-    "SB3's DQN or PPO with the settings of `cfg`, on rlnb's preprocessed envs, with rlnb's body as its features extractor"
+    "SB3's DQN (sb3-contrib's QRDQN for a quantile head) or PPO with the settings of `cfg`, on rlnb's preprocessed envs, with rlnb's body as its features extractor"
     import torch
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -71,7 +71,12 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
     venv = make_vec_env(lambda: PREPROCESS[cfg.preprocess](env), n_envs=n, seed=seed, vec_env_cls=SubprocVecEnv if sub else None)
     kw = dict(policy_kwargs=dict(features_extractor_class=Body, normalize_images=False), seed=seed, device=device, verbose=0)
     if type(cfg).__name__ == 'DQNConfig':
+        if cfg.head not in ('linear', 'quantile') or cfg.prioritized or cfg.n_step > 1 or cfg.bootstrap != 'greedy':
+            raise ValueError(f"--vs-sb3 compares {p.algo} with SB3's DQN or sb3-contrib's QRDQN, which have none of head={cfg.head!r}, prioritized, n-step or double: set head='linear' or 'quantile', prioritized=False, n_step=1, bootstrap='greedy'.")
         kw['policy_kwargs']['net_arch'] = []
+        if cfg.head == 'quantile':
+            from sb3_contrib import QRDQN
+            kw['policy_kwargs']['n_quantiles'], DQN = cfg.n_quantiles, QRDQN   # sb3-contrib's: the same arguments, a head of A x N quantiles
         return DQN('MlpPolicy', venv, learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, gamma=cfg.gamma,
                    train_freq=cfg.train_every, gradient_steps=cfg.updates, target_update_interval=cfg.target_every * cfg.train_every // cfg.updates,
                    exploration_fraction=cfg.eps_fraction, exploration_initial_eps=cfg.eps_start, exploration_final_eps=cfg.eps_end,

@@ -10,9 +10,12 @@ import math
 import torch
 from torch import nn
 import torch.nn.functional as F
+from .core import Seeder
+from .callback import Callback
+from .agent import Agent, ArgmaxSelector
 
 # %% auto #0
-__all__ = ['NoisyLinear', 'reset_noise']
+__all__ = ['NoisyLinear', 'reset_noise', 'noisy_layers', 'NoisyAgent', 'NoiseCallback']
 
 # %% ../nbs/07e_noisy.ipynb #38e929d7
 class NoisyLinear(nn.Module):
@@ -42,6 +45,7 @@ class NoisyLinear(nn.Module):
         y = F.linear(x, self.weight_mu, self.bias_mu)
         return y if not self.training else y + (F.linear(x * self.eps_in, self.weight_sigma) + self.bias_sigma) * self.eps_out
 
+    def extra_repr(self) -> str: return f'in_features={self.in_features}, out_features={self.out_features}'
     def get_extra_state(self): return self.gen.get_state()   # in `state_dict`: the noise stream resumes where it was
     def set_extra_state(self,
                         state):                        # the generator's state, from `get_extra_state`
@@ -54,3 +58,45 @@ def reset_noise(model: nn.Module                       # a network with `NoisyLi
     layers = [m for m in model.modules() if isinstance(m, NoisyLinear)]
     for m in layers: m.reset_noise()
     return len(layers)
+
+# %% ../nbs/07e_noisy.ipynb #eaadb740
+def noisy_layers(model: nn.Module,                     # a network: its `nn.Linear` layers are replaced in place
+                 sigma0: float = 0.5,                  # σ's initial scale of every layer (σ = sigma0 / √p)
+                 seed: int = 0                         # seeds the layers' noise generators (one stream each)
+                ) -> nn.Module:
+    "`model` with every `nn.Linear` replaced by a `NoisyLinear` whose means are its weights and biases (Rainbow: every linear layer noisy)"
+    if not sigma0 > 0: raise ValueError(f'sigma0 must be positive, got {sigma0}: it scales the noise (the paper: 0.5).')
+    linears = [(parent, name, m) for parent in model.modules() for name, m in parent.named_children() if type(m) is nn.Linear]
+    if not linears: raise ValueError(f'{type(model).__name__} has no nn.Linear layer to make noisy.')
+    for (parent, name, m), s in zip(linears, Seeder(seed).spawn(len(linears))):
+        noisy = NoisyLinear(m.in_features, m.out_features, sigma0, s.int()).to(m.weight.device)
+        with torch.no_grad():
+            noisy.weight_mu.copy_(m.weight)
+            if m.bias is not None: noisy.bias_mu.copy_(m.bias)
+            else: noisy.bias_mu.zero_()
+        setattr(parent, name, noisy)
+    return model
+
+# %% ../nbs/07e_noisy.ipynb #b78f057a
+class NoisyAgent(Agent):
+    "Greedy acting on a network with `NoisyLinear` layers: new noise before each acting step; the means alone when `deterministic` (evaluation)"
+    def __init__(self,
+                 model: nn.Module,                     # a Q-network with noisy layers (`noisy_layers`)
+                 action_space=None):                   # checked against the greedy selector (None: not checked)
+        super().__init__(model, ArgmaxSelector(), action_space)
+        self.layers = [m for m in model.modules() if isinstance(m, NoisyLinear)]
+        if not self.layers: raise ValueError(f'{type(model).__name__} has no NoisyLinear layer: make it noisy first (noisy_layers), or act with Agent and an ε-greedy selector.')
+
+    def act(self, obs, deterministic: bool = False, grad: bool = False):
+        "Greedy actions `[B]` for `obs` and the selector's info: on newly drawn noise, or on the means if `deterministic`"
+        if not deterministic:
+            for m in self.layers: m.reset_noise()
+            return super().act(obs, False, grad)
+        was = self.model.training; self.model.eval()
+        try: return super().act(obs, True, grad)
+        finally: self.model.train(was)
+
+class NoiseCallback(Callback):
+    "Draw new noise in `model`'s noisy layers before each update"
+    def __init__(self, model: nn.Module): self.model = model   # the network being trained
+    def before_batch(self): reset_noise(self.model)

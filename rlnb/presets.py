@@ -81,6 +81,15 @@ _PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_
 _DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000, train_every=1, updates=1,
                          target_update='hard', target_every=1_000, eps_start=1., eps_end=0.1, eps_fraction=0.02, loss='huber', grad_clip=None,
                          net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+# Rainbow on Atari: Hessel et al. 2018, table 1 (lr 6.25e-5, n = 3, replay 1M from 80k frames, a target copy every 32k frames, PER α 0.5 and β 0.4 → 1, 51 atoms on ±10, σ0 0.5); Adam's ε at our default
+_RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000, target_every=2_000, prioritized=True, per_alpha=0.5, per_beta=0.4,
+                         head='dueling_categorical', n_atoms=51, v_min=-10., v_max=10., bootstrap='double', exploration='noisy')
+# Rainbow on MinAtar: "Revisiting Rainbow" (Obando-Ceron and Castro 2021; Dopamine's settings: lr 1e-4, batch 32, n = 3, replay 100k from 1,000, an update every 4 steps,
+# a target copy every 1,000 steps, 51 atoms on ±100, 10M steps), noisy, dueling and double as in their full Rainbow; PER's β annealed as Hessel et al.'s
+_RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3, learning_starts=1_000, train_every=4, updates=1,
+                             target_update='hard', target_every=250, prioritized=True, per_alpha=0.5, per_beta=0.4, head='dueling_categorical', n_atoms=51,
+                             v_min=-100., v_max=100., bootstrap='double', exploration='noisy', grad_clip=None, net='minatar', preprocess='minatar',
+                             eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
 _PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clip=0.2, n_epochs=8, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
@@ -93,6 +102,8 @@ PRESETS = {p.algo: p for p in [
     Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
     Preset('qrdqn', 'CartPole-v1', replace(_TARGET, head='quantile', n_quantiles=10, target_every=128), 'QR-DQN (Dabney et al. 2018), 10 quantiles as rl-baselines3-zoo tunes sb3-contrib for CartPole; the target copied after each round of 128 updates, as SB3 does'),
+    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head='dueling_categorical', n_atoms=51, v_min=0., v_max=100., bootstrap='double', prioritized=True, per_alpha=0.5, exploration='noisy'),
+           'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, prioritized replay'),
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
     Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
@@ -107,6 +118,8 @@ PRESETS = {p.algo: p for p in [
     Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI, 'DQN on Atari frames: Nature CNN, frame replay; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
     Preset('ppo_atari', 'BreakoutNoFrameskip-v4', _PPO_ATARI, 'PPO on Atari frames: shared Nature CNN, 8 envs; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
     Preset('dqn_minatar', 'MinAtar/Breakout-v1', _DQN_MINATAR, 'DQN on MinAtar with the paper\'s network and settings (Young and Tian 2019; pip install "rlnb[minatar]")'),
+    Preset('rainbow_atari', 'BreakoutNoFrameskip-v4', _RAINBOW_ATARI, 'Rainbow on Atari frames with Hessel et al.\'s settings (pip install "rlnb[atari]")'),
+    Preset('rainbow_minatar', 'MinAtar/Breakout-v1', _RAINBOW_MINATAR, 'Rainbow on MinAtar with "Revisiting Rainbow"\'s settings (Obando-Ceron and Castro 2021; pip install "rlnb[minatar]")'),
     Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 

@@ -25,17 +25,20 @@ class CategoricalQNetwork(nn.Module):
                  n_atoms: int = 51,        # atoms of the support
                  v_min: float = 0.,        # lowest return of the support
                  v_max: float = 100.,      # highest return of the support
-                 net: str = 'mlp'):        # the body: 'mlp', 'nature_cnn' or 'minatar' (`rlnb.nets.body`)
+                 net: str = 'mlp',         # the body: 'mlp', 'nature_cnn' or 'minatar' (`rlnb.nets.body`)
+                 dueling: bool = False):   # value and centred advantage streams per atom (Rainbow's head)
         super().__init__()
         if n_atoms < 2 or v_min >= v_max: raise ValueError(f'Need n_atoms >= 2 and v_min < v_max, got {n_atoms}, {v_min}, {v_max}.')
         self.n_actions, self.n_atoms = n_actions, n_atoms
         self.body, n = body(net, obs_example, hidden)
         self.flat = net == 'mlp'
-        self.head = nn.Linear(n, n_actions * n_atoms)
+        self.head, self.value = nn.Linear(n, n_actions * n_atoms), nn.Linear(n, n_atoms) if dueling else None
         self.register_buffer('support', torch.linspace(v_min, v_max, n_atoms))
 
     def forward(self, obs) -> dict:
-        logits_BAZ = self.head(self.body(flatten_obs(obs) if self.flat else obs)).view(-1, self.n_actions, self.n_atoms)
+        h = self.body(flatten_obs(obs) if self.flat else obs)
+        logits_BAZ = self.head(h).view(-1, self.n_actions, self.n_atoms)
+        if self.value is not None: logits_BAZ = self.value(h)[:, None] + logits_BAZ - logits_BAZ.mean(1, keepdim=True)
         return {'q': (logits_BAZ.softmax(-1) * self.support).sum(-1), 'logits': logits_BAZ}
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #c13aae82
@@ -64,9 +67,10 @@ class C51Loss:
     def __init__(self,
                  online: nn.Module,                    # the categorical Q-network being trained
                  gamma: float = 0.99,                  # discount
-                 target: nn.Module | None = None):     # a frozen copy the target distribution reads (None: the online network)
+                 target: nn.Module | None = None,      # a frozen copy the target distribution reads (None: the online network)
+                 double: bool = False):                # choose the next action with the online network (double DQN's bootstrap)
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
-        self.online, self.gamma, self.target, self.td = online, gamma, target, None
+        self.online, self.gamma, self.target, self.double, self.td = online, gamma, target, double, None
 
     def target_distribution(self,
                             s: Step                               # a batch of transitions
@@ -74,7 +78,7 @@ class C51Loss:
         "The projected target distributions `[B, Z]` of a batch"
         with torch.no_grad():
             out = (self.target if self.target is not None else self.online)(s.next_obs)
-            a_B = out['q'].argmax(-1)
+            a_B = (self.online(s.next_obs) if self.double else out)['q'].argmax(-1)
             p_BZ = out['logits'][torch.arange(len(a_B)), a_B].softmax(-1)
             gamma = self.gamma ** s.n_step.to(p_BZ) if s.n_step is not None else self.gamma
             return project_distribution(p_BZ, s.reward, s.terminated, gamma, self.online.support)

@@ -24,6 +24,7 @@ from ...memory.frames import FrameReplay
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
 from ...nets import QNetwork
+from ...noisy import noisy_layers, NoisyAgent, NoiseCallback
 from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, example_obs, seeded_init, evaluator, collection
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
@@ -32,8 +33,8 @@ from .quantile import QuantileQNetwork, QRLoss
 from .categorical import CategoricalQNetwork, C51Loss
 
 # %% auto #0
-__all__ = ['QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network', 'dqn_loss',
-           'dqn_callbacks', 'dqn_replay']
+__all__ = ['HEADS', 'QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network',
+           'dqn_loss', 'dqn_callbacks', 'dqn_replay', 'dqn_agents']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #8a84aca0
 def td_target(reward_B,                             # rewards (discounted n-step sums for n > 1)
@@ -122,11 +123,13 @@ class DQNConfig(OffPolicyConfig):
     target_every: int = 250       # hard target update: optimizer steps between copies
     tau: float = 0.005            # soft target update: θ⁻ ← τθ + (1 - τ)θ⁻ after every step
     bootstrap: str = 'greedy'     # V(s'): 'greedy' (max of the target net) or 'double' (target net at the online net's argmax)
-    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams), 'categorical' (C51's return distribution), 'quantile' (QR-DQN's quantiles) or 'dueling_quantile'
+    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams), 'categorical' (C51's return distribution), 'quantile' (QR-DQN's quantiles), or 'dueling_categorical' / 'dueling_quantile' (both: Rainbow's head)
     n_atoms: int = 51             # categorical head: atoms of the support
     v_min: float = 0.             # categorical head: lowest return of the support
     v_max: float = 100.           # categorical head: highest return of the support
     n_quantiles: int = 50         # quantile heads: quantiles per action
+    exploration: str = 'epsilon'  # 'epsilon' (ε-greedy on the eps_* schedule) or 'noisy' (every linear layer noisy, greedy on new noise each step: Fortunato et al. 2018)
+    noisy_sigma0: float = 0.5     # noisy exploration: σ's initial scale, σ = noisy_sigma0 / √inputs per layer
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
 @patch
@@ -136,19 +139,22 @@ def __post_init__(self: DQNConfig):
                  **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=FRACTION,
                  hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'), loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
                  prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
-                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of('linear', 'dueling', 'categorical', 'quantile', 'dueling_quantile'),
-                 v_min=FINITE, v_max=FINITE)
+                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of(*HEADS),
+                 v_min=FINITE, v_max=FINITE, exploration=one_of('epsilon', 'noisy'), noisy_sigma0=POSITIVE)
     if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
-    if self.head == 'categorical' and self.bootstrap == 'double': raise ValueError("DQNConfig.bootstrap = 'double' is not available with head = 'categorical': C51 bootstraps greedily; use bootstrap='greedy'.")
-    if self.head == 'categorical' and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
+    if self.head.endswith('categorical') and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
     if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
     if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.runners):
         raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and collects in this process: drop replay_monitor, max_use, max_age and runners.")
+    if self.exploration == 'noisy' and self.runners: raise ValueError("DQNConfig.exploration = 'noisy' draws its noise in the learner's network, and Ray runners would all draw the same: set runners=0, or exploration='epsilon'.")
     if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
 
+HEADS = ('linear', 'dueling', 'categorical', 'dueling_categorical', 'quantile', 'dueling_quantile')   # `DQNConfig.head`: the Q-network's output
+_CATEGORICAL = ('head', ('categorical', 'dueling_categorical'))
 _NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
-              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=('head', 'categorical'), v_min=('head', 'categorical'), v_max=('head', 'categorical'),
-              n_quantiles=('head', ('quantile', 'dueling_quantile')))
+              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=_CATEGORICAL, v_min=_CATEGORICAL, v_max=_CATEGORICAL,
+              n_quantiles=('head', ('quantile', 'dueling_quantile')), noisy_sigma0=('exploration', 'noisy'),
+              **dict.fromkeys(('eps_start', 'eps_end', 'eps_fraction'), ('exploration', 'epsilon')))
 
 @patch
 def unused(self: DQNConfig,
@@ -163,26 +169,28 @@ def q_network(cfg: DQNConfig,                       # the config (`head`, `net`,
               obs_example,                          # a batch of observations, for the input size
               n_actions: int                        # one output per action
              ) -> nn.Module:
-    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, `CategoricalQNetwork` or `QuantileQNetwork`"
-    if cfg.head.endswith('quantile'): return QuantileQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_quantiles, net=cfg.net, dueling=cfg.head == 'dueling_quantile')
-    if cfg.head == 'categorical': return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max, net=cfg.net)
+    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, `CategoricalQNetwork` or `QuantileQNetwork` (dueling or not)"
+    dueling = cfg.head.startswith('dueling_')
+    if cfg.head.endswith('quantile'): return QuantileQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_quantiles, net=cfg.net, dueling=dueling)
+    if cfg.head.endswith('categorical'): return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max, net=cfg.net, dueling=dueling)
     return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None, net=cfg.net)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
 def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
              net: nn.Module):                      # the online network
     "The loss for `net` that `cfg` names: C51's cross-entropy, QR-DQN's quantile Huber loss or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
-    target = target_copy(net) if cfg.target_update else None
-    if cfg.head == 'categorical': return C51Loss(net, cfg.gamma, target=target)
-    if cfg.head.endswith('quantile'): return QRLoss(net, cfg.gamma, target=target, double=cfg.bootstrap == 'double')
-    return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if cfg.bootstrap == 'double' else GreedyBootstrap(), loss=cfg.loss)
+    target, double = target_copy(net) if cfg.target_update else None, cfg.bootstrap == 'double'
+    if cfg.head.endswith('categorical'): return C51Loss(net, cfg.gamma, target=target, double=double)
+    if cfg.head.endswith('quantile'): return QRLoss(net, cfg.gamma, target=target, double=double)
+    return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if double else GreedyBootstrap(), loss=cfg.loss)
 
 def dqn_callbacks(cfg: DQNConfig,                     # the run's config: its target update and prioritized replay
                   loss,                               # the `DQNLoss` whose target network is updated
                   sampler                             # the prioritized sampler whose priorities are written back (None: uniform)
                  ) -> list:
-    "The target network's updates and the priorities' write-back, where `cfg` asks for them"
-    cbs = [TargetNetworkCallback(loss.target, loss.online, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
+    "The target network's updates, the priorities' write-back and new noise before each update, where `cfg` asks for them"
+    cbs = [NoiseCallback(loss.online)] if cfg.exploration == 'noisy' else []
+    cbs += [TargetNetworkCallback(loss.target, loss.online, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
@@ -197,11 +205,22 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
     example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
     return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.torch_device, seed=seed, monitor=m, example=example))
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #8115316e
+def dqn_agents(cfg: DQNConfig,                        # the run's config: its exploration
+               net: nn.Module,                        # the Q-network both act with
+               space,                                 # the envs' action space
+               seed: int                              # seeds ε-greedy's draws
+              ) -> tuple:
+    "`(agent, eval_agent)`: the one that collects (ε-greedy on `net`'s Q-values, or greedy on new noise with `exploration='noisy'`) and the greedy one evaluation uses (a noisy network's means)"
+    if cfg.exploration == 'noisy': return NoisyAgent(net, space), NoisyAgent(net, space)
+    sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seed)
+    return Agent(net, sel, space), Agent(net, ArgmaxSelector(), space)
+
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #f1c9a1d3
 @patch
 def build(self: DQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
-    cfg, seeds = self, Seeder(run.seed).spawn(5)
+    cfg, seeds = self, Seeder(run.seed).spawn(6)
     if cfg.max_restarts and run.envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
     envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
@@ -209,10 +228,10 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     obs_example = example_obs(envs)
     def nets():
         net = q_network(cfg, obs_example, int(space.n)).to(cfg.torch_device)
+        if cfg.exploration == 'noisy': noisy_layers(net, cfg.noisy_sigma0, seeds[5].int())   # every linear layer: Rainbow's
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), nets)   # weights from the run's seed; the caller's generator untouched
-    sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
-    agent = Agent(net, sel, space)
+    agent, eval_agent = dqn_agents(cfg, net, space, seeds[1].int())
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n = envs.num_envs
         col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, cfg=cfg), max_restarts=cfg.max_restarts)
@@ -220,7 +239,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
-    ev = evaluator(cfg, run.env_id, Agent(net, ArgmaxSelector(), space), seeds[4].int(), run.eval_envs)
+    ev = evaluator(cfg, run.env_id, eval_agent, seeds[4].int(), run.eval_envs)
     losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
     sampler = replay.sampler if cfg.prioritized else None
     return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *run.cbs], run.progress)

@@ -87,7 +87,10 @@ class NoisyAgent(Agent):
         self.layers = [m for m in model.modules() if isinstance(m, NoisyLinear)]
         if not self.layers: raise ValueError(f'{type(model).__name__} has no NoisyLinear layer: make it noisy first (noisy_layers), or act with Agent and an ε-greedy selector.')
 
-    def act(self, obs, deterministic: bool = False, grad: bool = False):
+    def act(self,
+            obs,                                  # a batch of observations `[B, ...]`
+            deterministic: bool = False,          # act on the means (evaluation)
+            grad: bool = False):                  # keep the graph (default: no gradients while acting)
         "Greedy actions `[B]` for `obs` and the selector's info: on newly drawn noise, or on the means if `deterministic`"
         if not deterministic:
             for m in self.layers: m.reset_noise()

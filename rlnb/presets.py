@@ -64,6 +64,8 @@ _CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_00
                       eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
                       eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
 _TARGET = replace(_CARTPOLE, target_update='hard', target_every=250)
+_QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, updates=128, eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), target_every=128,
+                 head='quantile', n_quantiles=10)   # rl-baselines3-zoo's qrdqn.yml (CartPole-v1): its dqn.yml with 10 quantiles and a target copy every 10 steps (after each round)
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
 _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64, hidden=(64, 64),
                           eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
@@ -101,8 +103,8 @@ PRESETS = {p.algo: p for p in [
     Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
     Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
-    Preset('qrdqn', 'CartPole-v1', replace(_TARGET, head='quantile', n_quantiles=10, target_every=128), 'QR-DQN (Dabney et al. 2018), 10 quantiles as rl-baselines3-zoo tunes sb3-contrib for CartPole; the target copied after each round of 128 updates, as SB3 does'),
-    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head='dueling_categorical', n_atoms=51, v_min=0., v_max=100., bootstrap='double', prioritized=True, per_alpha=0.5, exploration='noisy'),
+    Preset('qrdqn', 'CartPole-v1', _QRDQN, 'QR-DQN (Dabney et al. 2018) with rl-baselines3-zoo\'s settings for sb3-contrib on CartPole: 10 quantiles, 128 updates every 256 steps, the target copied after each round'),
+    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head='dueling_categorical', n_atoms=51, v_min=0., v_max=100., bootstrap='double', prioritized=True, per_alpha=0.5, exploration='noisy', noisy_sigma0=0.1),
            'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, prioritized replay'),
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),

@@ -94,8 +94,8 @@ class PriorityCallback(Callback):
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
 @dataclass
-class DQNConfig(OffPolicyConfig):
-    "Hyperparameters of the DQN family"
+class _DQNSchedule(OffPolicyConfig):
+    "The DQN family's budget, replay, schedule, exploration by ε and network body (`DQNConfig` adds the variants)"
     total_steps: int = 50_000     # env steps of the run
     eval_every: int = 2_000       # env steps between evaluations
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
@@ -119,6 +119,11 @@ class DQNConfig(OffPolicyConfig):
     loss: str = 'huber'           # 'huber' or 'mse' (the categorical head has its own cross-entropy)
     grad_clip: float | None = 10. # max gradient norm (None: no clipping)
     max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #83ec1d2f
+@dataclass
+class DQNConfig(_DQNSchedule):
+    "Hyperparameters of the DQN family"
     target_update: str | None = None  # None (bootstrap from the online network), 'hard' (copy every `target_every` steps) or 'soft' (Polyak, `tau`)
     target_every: int = 250       # hard target update: optimizer steps between copies
     tau: float = 0.005            # soft target update: θ⁻ ← τθ + (1 - τ)θ⁻ after every step

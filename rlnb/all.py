@@ -48,6 +48,7 @@ from .nets import *
 
 # %% ../nbs/99_all.ipynb #d369f60a
 from .rl import *
+from .offpolicy import *
 from .learners import *
 from .targets import *
 from .continuous import *

@@ -21,7 +21,8 @@ from .fast import adam
 from .data.collector import TransitionCollector, example_step
 from .memory.experience_replay import ExperienceReplay
 from .memory.samplers import UniformSampler
-from .rl import OffPolicyConfig, OffPolicyBatches, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
+from .rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
+from .offpolicy import OffPolicyConfig, OffPolicyBatches
 
 # %% auto #0
 __all__ = ['box_space', 'to_unit', 'BoxSelector', 'CriticLoss', 'ContinuousConfig', 'ActorCriticParts', 'continuous_learner']

@@ -1,4 +1,4 @@
-"""The layer every algorithm is assembled from: `RunConfig` (what every run has), `RLLearner` (a learner that knows its collector, agent and evaluator and trains to a budget of env steps), the off-policy schedule as a node, and the helpers the algorithms share.
+"""The layer every algorithm is assembled from: `RunConfig` (what every run has), `RLLearner` (a learner that knows its collector, agent and evaluator and trains to a budget of env steps), and the helpers the algorithms share.
 
 Docs: https://rlnb.github.io/rlnb/rl.html.md"""
 
@@ -15,9 +15,8 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import torch
 from torch import nn
-import torchdata.nodes as tn
-from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, BOOL
-from .loop import CancelFitException, Cycle
+from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, BOOL
+from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
 from .group import in_group, rank, world_size, broadcast_module, broadcast_value, GradSync, GroupSync
@@ -27,17 +26,14 @@ from .data.pixels import pixel_envs, check_preprocess
 from .data.vector import VECTORS, pick_vector, train_envs
 from .data.pomdp import ExtendedObs, extended_inputs
 from .actions import action_envs
-from .data.collector import Collector, EpisodeLogger, source_collector, find_collector
+from .data.collector import Collector, EpisodeLogger, source_collector
 from .data.eval import EvalCallback
 from .data.fleet import RayCollector
 from .data.ray_eval import RayEvalCallback
-from .memory.experience_replay import ExperienceReplay, ReplayBatch
-from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 
 # %% auto #0
-__all__ = ['RunConfig', 'off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig',
-           'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device', 'run_envs',
-           'seeded_init', 'evaluator', 'grouped', 'runner_agent', 'collection']
+__all__ = ['RunConfig', 'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device',
+           'run_envs', 'seeded_init', 'evaluator', 'grouped', 'runner_agent', 'collection']
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
@@ -65,6 +61,7 @@ class RunConfig:
     extended_obs: str | None = None  # what the policy sees beside each observation: any of 'action', 'reward', 'step', comma-separated (`ExtendedObs`); None: the observation alone
     learners: int = 1             # learner processes in one torch.distributed group (`rlnb train --learners`; `rlnb.learners`), each with n_envs / learners envs and bs / learners rows of each batch
     tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
+    rollouts = True               # (not a field) its collector yields rollouts: a runner returns one per request (off-policy configs: `fragment` env steps)
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
@@ -146,112 +143,6 @@ def upgrade(cls: RunConfig,
     "`fields` as this version of the config names them: a config whose fields were renamed says how; here unchanged"
     return fields
 
-# %% ../nbs/07a_rl.ipynb #807cd47d
-def off_policy_batches(total_steps: int,                     # env steps of the run
-                       learning_starts: int,                 # transitions stored before the first batch
-                       train_every: int,                     # env steps per round
-                       updates: int                          # batches per round
-                      ) -> int:
-    "Learner steps in a run of `total_steps` env steps on the off-policy schedule: its whole rounds"
-    return max(0, (total_steps - learning_starts) // train_every * updates)
-
-class OffPolicyBatches(tn.BaseNode):
-    "Stores the items of `source` in `replay` and yields its sampled batches: `updates` per `train_every` env steps, once `learning_starts` are stored"
-    def __init__(self,
-                 source: tn.BaseNode,          # yields `Step`s: a `TransitionCollector` (or `NStepReturns` over one)
-                 replay: ExperienceReplay,     # stores them and samples the batches
-                 learning_starts: int | None = None,   # transitions stored before the first batch (None: the replay's batch size)
-                 train_every: int = 1,         # env steps per round of updates
-                 updates: int = 1):            # batches per round
-        super().__init__()
-        self.source, self.replay, self.train_every, self.updates = source, replay, train_every, updates
-        self.learning_starts = replay.bs if learning_starts is None else learning_starts
-        check_fields(self, train_every=POSITIVE_INT, updates=POSITIVE_INT)
-        self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
-        self.counted = self.yielded = 0  # env steps of the rounds earned, and batches yielded: the replay ratio (`samples_per_insert`)
-
-    def reset(self, initial_state: dict | None = None):
-        super().reset(initial_state)
-        if initial_state is None: self.source.reset(None); return
-        self.replay.load_state_dict(initial_state['replay'])
-        self.pending, self.credit = initial_state['pending'], initial_state['credit']
-        self.counted, self.yielded = initial_state.get('counted', 0), initial_state.get('yielded', 0)   # (none in an older rlnb's checkpoint)
-        self.source.reset(initial_state['source'])
-
-    def get_state(self) -> dict:
-        return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, counted=self.counted, yielded=self.yielded, source=self.source.state_dict())
-
-# %% ../nbs/07a_rl.ipynb #fb798118
-@patch
-def next(self: OffPolicyBatches) -> ReplayBatch:
-    rb, items, n_new = self.replay, [], 0   # items not yet stored, and their rows
-    try:
-        while len(rb) + n_new < self.learning_starts or self.credit == 0:
-            step = next(self.source)
-            n = len(step.reward)
-            if n: items.append(step); n_new += n
-            if min(len(rb) + n_new, rb.capacity) >= self.learning_starts:
-                rounds, self.pending = divmod(self.pending + n, self.train_every); self.counted += rounds * self.train_every
-                self.credit += rounds * self.updates
-    finally:   # on an error too: nothing that was taken in is lost
-        if items: rb.extend(items)
-    self.credit -= 1; self.yielded += 1
-    return rb.sample()
-
-# %% ../nbs/07a_rl.ipynb #f0672249
-class ReplayRatioCallback(Callback):
-    "Log `samples_per_insert` (batch rows sampled per transition stored since learning started) of the run's `OffPolicyBatches` every 100 learner steps"
-    cycle = Cycle(100)
-    def before_fit(self):
-        self._node = next((x for x in pipeline(self.learn.data) if isinstance(x, OffPolicyBatches)), None)   # none: an on-policy run
-        self._col = find_collector(self.learn) if self._node is not None else None
-    def end_cycle(self):
-        node = self._node
-        if node is not None and node.counted: self.learn.metrics.log('samples_per_insert', node.yielded * node.replay.bs / node.counted, self._col.env_step)
-
-# %% ../nbs/07a_rl.ipynb #b814df09
-@dataclass
-class OffPolicyConfig(RunConfig):
-    "`RunConfig` plus what every off-policy run has: a replay, a batch size, a discount, a learning rate and the schedule of updates"
-    lr: float = 1e-3              # Adam learning rate (of every optimizer)
-    bs: int = 256                 # transitions per gradient step
-    buffer: int = 1_000_000       # replay capacity
-    gamma: float = 0.99           # discount
-    learning_starts: int = 1_000  # transitions stored (and, for continuous control, random actions taken) before the first update
-    train_every: int = 1          # env steps per round of updates
-    updates: int = 1              # gradient steps per round
-    grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
-    replay_monitor: int = 0       # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
-    tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
-    rollouts = False              # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
-    max_use: int | None = None    # evict a stored transition after this many samples (None: never)
-    max_age: int | None = None    # evict a stored transition collected more than this many policy versions ago (None: never)
-
-    def __post_init__(self):
-        RunConfig.__post_init__(self)
-        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT, lr=LEARNING_RATE,
-                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE, replay_monitor=NON_NEGATIVE_INT,
-                     **dict.fromkeys(('max_use', 'max_age'), (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
-        name = type(self).__name__
-        if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
-        if self.learning_starts > self.buffer:
-            raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
-
-# %% ../nbs/07a_rl.ipynb #e0dc8f2f
-@patch
-def n_batches(self: OffPolicyConfig) -> int:
-    "Gradient steps in the run: its whole rounds of the off-policy schedule"
-    return off_policy_batches(self.total_steps, self.learning_starts, self.train_every, self.updates)
-
-@patch
-def monitored_replay(self: OffPolicyConfig,
-                     make: Callable                # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
-                    ) -> tuple:
-    "`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else `make(None)` and none"
-    if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
-    replay = make(ReplayMonitor(self.max_use, self.max_age))
-    return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]
-
 # %% ../nbs/07a_rl.ipynb #dc996d5e
 class StopWhenSolvedCallback(Callback):
     "Stop `fit` once the learner's evaluator has reached its threshold"
@@ -288,7 +179,8 @@ class RLLearner(Learner):
                  cbs=(),                       # the algorithm's callbacks, then the user's
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
-        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), ReplayRatioCallback(), *getattr(collector, 'learner_cbs', list)()]
+        stages = {id(x): x for x in [*pipeline(data), collector]}.values()   # each may ask for callbacks of its own (`learner_cbs`)
+        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), *(cb for x in stages for cb in getattr(x, 'learner_cbs', list)())]
         tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback(measure=_budget_progress)] if progress else [])
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
@@ -467,6 +359,6 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
         return node, source_collector(node)
     [e.close() for e in envs] if isinstance(envs, list) else envs.close()
     col = RayCollector(partial(_runner_node, make_envs or partial(run_envs, env_id, cfg=cfg), cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
-                       mode='async' if cfg.async_runners else 'sync', fragment=cfg.fragment if isinstance(cfg, OffPolicyConfig) and not cfg.rollouts else 1,
+                       mode='async' if cfg.async_runners else 'sync', fragment=1 if cfg.rollouts else cfg.fragment,
                        max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

@@ -20,7 +20,8 @@ from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
 from ..nets import mlp
-from ..rl import RLLearner, Run, OffPolicyBatches, seeded_init, collection
+from ..rl import RLLearner, Run, seeded_init, collection
+from ..offpolicy import OffPolicyBatches
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback

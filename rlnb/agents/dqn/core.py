@@ -25,7 +25,8 @@ from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
 from ...nets import QNetwork
 from ...noisy import noisy_layers, NoisyAgent, NoiseCallback
-from ...rl import OffPolicyConfig, RLLearner, Run, OffPolicyBatches, run_envs, example_obs, seeded_init, evaluator, collection
+from ...rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
+from ...offpolicy import OffPolicyConfig, OffPolicyBatches
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
 from .double import DoubleBootstrap
 from .dueling import DuelingHead

@@ -21,7 +21,8 @@ from ...fast import adam
 from ...callback import Callback
 from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
-from ...rl import OffPolicyConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
+from ...rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
+from ...offpolicy import OffPolicyConfig
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0

@@ -24,13 +24,14 @@ class NoisyLinear(nn.Module):
                  in_features: int,                     # p: inputs
                  out_features: int,                    # q: outputs
                  sigma0: float = 0.5,                  # σ's initial scale: σ = sigma0 / √p
-                 seed: int = 0):                       # seeds the noise's own generator
+                 seed: int = 0,                        # seeds the noise's own generator
+                 bias: bool = True):                   # learn noisy biases too (False: none, as `nn.Linear(bias=False)`)
         super().__init__()
         self.in_features, self.out_features, bound = in_features, out_features, 1 / math.sqrt(in_features)
         self.weight_mu = nn.Parameter(torch.empty(out_features, in_features).uniform_(-bound, bound))
-        self.bias_mu = nn.Parameter(torch.empty(out_features).uniform_(-bound, bound))
+        self.bias_mu = nn.Parameter(torch.empty(out_features).uniform_(-bound, bound)) if bias else None
         self.weight_sigma = nn.Parameter(torch.full((out_features, in_features), sigma0 * bound))
-        self.bias_sigma = nn.Parameter(torch.full((out_features,), sigma0 * bound))
+        self.bias_sigma = nn.Parameter(torch.full((out_features,), sigma0 * bound)) if bias else None
         self.register_buffer('eps_in', torch.zeros(in_features)); self.register_buffer('eps_out', torch.zeros(out_features))
         self.gen = torch.Generator().manual_seed(seed)
         self.reset_noise()
@@ -43,9 +44,11 @@ class NoisyLinear(nn.Module):
 
     def forward(self, x):
         y = F.linear(x, self.weight_mu, self.bias_mu)
-        return y if not self.training else y + (F.linear(x * self.eps_in, self.weight_sigma) + self.bias_sigma) * self.eps_out
+        if not self.training: return y
+        noise = F.linear(x * self.eps_in, self.weight_sigma)
+        return y + (noise if self.bias_sigma is None else noise + self.bias_sigma) * self.eps_out
 
-    def extra_repr(self) -> str: return f'in_features={self.in_features}, out_features={self.out_features}'
+    def extra_repr(self) -> str: return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias_mu is not None}'
     def get_extra_state(self): return self.gen.get_state()   # in `state_dict`: the noise stream resumes where it was
     def set_extra_state(self,
                         state):                        # the generator's state, from `get_extra_state`
@@ -69,11 +72,10 @@ def noisy_layers(model: nn.Module,                     # a network: its `nn.Line
     linears = [(parent, name, m) for parent in model.modules() for name, m in parent.named_children() if type(m) is nn.Linear]
     if not linears: raise ValueError(f'{type(model).__name__} has no nn.Linear layer to make noisy.')
     for (parent, name, m), s in zip(linears, Seeder(seed).spawn(len(linears))):
-        noisy = NoisyLinear(m.in_features, m.out_features, sigma0, s.int()).to(m.weight.device)
+        noisy = NoisyLinear(m.in_features, m.out_features, sigma0, s.int(), bias=m.bias is not None).to(m.weight.device)
         with torch.no_grad():
             noisy.weight_mu.copy_(m.weight)
             if m.bias is not None: noisy.bias_mu.copy_(m.bias)
-            else: noisy.bias_mu.zero_()
         setattr(parent, name, noisy)
     return model
 

@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.quantile.html.md"""
 from __future__ import annotations
 import torch
 from torch import nn
+import torch.nn.functional as F
 from ...core import Step
 from ...memory.experience_replay import ReplayBatch
 from ...nets import flatten_obs, body
@@ -23,9 +24,8 @@ def quantile_huber_loss(theta_BN,                              # predicted quant
                        ) -> torch.Tensor:
     "Per row `[B]`: `Σ_i mean_j |τ_i - 1{u_ij < 0}| · L_κ(u_ij) / κ`, `u_ij = target_j - θ_i` (Dabney et al. 2018)"
     u_BNM = target_BM[:, None, :] - theta_BN[:, :, None]
-    a = u_BNM.abs()
-    huber = torch.where(a <= kappa, 0.5 * u_BNM ** 2, kappa * (a - 0.5 * kappa))
-    return ((tau_N[:, None] - (u_BNM.detach() < 0).to(u_BNM)).abs() * huber / kappa).mean(-1).sum(-1)
+    huber = F.huber_loss(u_BNM, torch.zeros_like(u_BNM), reduction='none', delta=kappa)   # L_κ(u) in one kernel, forward and backward
+    return ((tau_N[:, None] - (u_BNM.detach() < 0).to(u_BNM)).abs() * huber).mean(-1).sum(-1) / kappa
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #384724f6
 class QuantileQNetwork(nn.Module):

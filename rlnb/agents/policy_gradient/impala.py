@@ -24,18 +24,19 @@ __all__ = ['scan_back', 'vtrace', 'VTraceBatch', 'column_rows', 'VTraceBatches',
            'APPOConfig']
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #7035123c
-def _recorded(*xs) -> bool: return torch.is_grad_enabled() and any(x.requires_grad for x in xs)   # autograd would record an operation on them
-
-def scan_back(x_TN,                           # the terms x_t, [T, N]: a tensor or a numpy array
+def scan_back(x_TN,                           # the terms x_t, [T, N]
               keep_TN                         # the factors k_t, [T, N]
-             ):
-    "`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`: CPU tensors go through numpy unless their graph is recorded (the same bits, 4-5x faster)"
-    if isinstance(x_TN, torch.Tensor) and x_TN.device.type == 'cpu' and not _recorded(x_TN, keep_TN):
-        return torch.from_numpy(scan_back(x_TN.detach().numpy(), keep_TN.detach().numpy()))
-    xp = np if isinstance(x_TN, np.ndarray) else torch
-    acc_TN, acc_N = xp.empty_like(x_TN), xp.zeros_like(x_TN[0])
-    for t in range(len(x_TN) - 1, -1, -1):
-        acc_N = acc_TN[t] = x_TN[t] + keep_TN[t] * acc_N
+             ) -> torch.Tensor:
+    "`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`: in numpy for CPU tensors without a gradient (the same bits, 4-5x faster), else a torch loop"
+    if x_TN.device.type == 'cpu' and not (x_TN.requires_grad or keep_TN.requires_grad):
+        x, k = x_TN.numpy(), keep_TN.numpy()
+        acc, a = np.empty_like(x), np.zeros_like(x[0])
+        for t in range(len(x) - 1, -1, -1): a = acc[t] = x[t] + k[t] * a
+        return torch.from_numpy(acc)
+    acc_TN, acc_N = torch.empty_like(x_TN), torch.zeros_like(x_TN[0])
+    for t in reversed(range(len(x_TN))):
+        acc_N = x_TN[t] + keep_TN[t] * acc_N
+        acc_TN[t] = acc_N
     return acc_TN
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #32464986
@@ -49,18 +50,16 @@ def vtrace(behaviour_logp_TN,                 # log μ(a_t|x_t): the policy that
            rho_bar: float = 1.,               # ρ̄, the truncation of the importance weights in δ_t and in the policy gradient
            c_bar: float = 1.                  # c̄, the truncation of the traces
           ) -> tuple:
-    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4); on the CPU without a recorded graph, in numpy (the same bits)"
+    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4)"
     ratio_TN = (target_logp_TN - behaviour_logp_TN).exp()
+    rho_TN, c_TN = ratio_TN.clamp(max=rho_bar), ratio_TN.clamp(max=c_bar)
     done_TN = discount_TN == 0 if done_TN is None else done_TN
-    xs = (ratio_TN, reward_TN, value_TN, bootstrap_N, discount_TN, done_TN)
-    host = all(x.device.type == 'cpu' for x in xs) and not _recorded(*xs)
-    ratio, r, v, boot, g, done = (x.detach().numpy() for x in xs) if host else xs
-    cat, where = (np.concatenate, np.where) if host else (torch.cat, torch.where)
-    rho, c = ratio.clip(max=rho_bar), ratio.clip(max=c_bar)
-    next_v = cat([v[1:], boot[None]])
-    vs = v + scan_back(rho * (r + g * next_v - v), g * c * ~done)   # δ_t, and the traces γ_t c_t, cut where episodes end
-    adv = rho * (r + g * where(done, next_v, cat([vs[1:], boot[None]])) - v)   # an ended episode bootstraps from V
-    return (torch.from_numpy(vs), torch.from_numpy(adv)) if host else (vs, adv)
+    next_value_TN = torch.cat([value_TN[1:], bootstrap_N[None]])
+    delta_TN = rho_TN * (reward_TN + discount_TN * next_value_TN - value_TN)
+    keep_TN = discount_TN * c_TN * ~done_TN
+    vs_TN = value_TN + scan_back(delta_TN, keep_TN)
+    next_vs_TN = torch.where(done_TN, next_value_TN, torch.cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
+    return vs_TN, rho_TN * (reward_TN + discount_TN * next_vs_TN - value_TN)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #36d8ee2a
 class VTraceBatch(NamedTuple):

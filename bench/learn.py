@@ -22,6 +22,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
     python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
     python bench/learn.py --vs-sb3 --algos ppo_atari --seeds 3 --steps 250000 --only rlnb --workers 1 --threads 0 --save bench/results/ppo_atari_Breakout_250k_cpu.json   # `rlnb train`'s defaults on this CPU
     python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
+    python bench/learn.py --vs-sb3 --algos dqn_minatar --seeds 2 --steps 500000 --set '{"head": "quantile", "n_quantiles": 50, "train_every": 4, "target_every": 250, "eps_fraction": 0.2}'   # QR-DQN: sb3-contrib's QRDQN on the other side
 """
 import argparse, json, statistics, time
 from record import add_save, report

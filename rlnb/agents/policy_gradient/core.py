@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.core.html.md"""
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #eaa0ddf5
 from __future__ import annotations
 import math
+import numpy as np
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from fastcore.basics import patch
@@ -30,9 +31,9 @@ from ...nets import ActorCritic, merge_moments, flatten_obs
 from ...rl import RunConfig, RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 
 # %% auto #0
-__all__ = ['policy_logp_entropy', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches', 'shares_trunk',
-           'mean_weights', 'standardize', 'ActorCriticLoss', 'LinearDecayCallback', 'PGStatsCallback', 'PGConfig',
-           'pg_learner']
+__all__ = ['policy_logp_entropy', 'scan_back', 'gae', 'rollout_advantages', 'PGBatch', 'RewardScaler', 'OnPolicyBatches',
+           'shares_trunk', 'mean_weights', 'standardize', 'ActorCriticLoss', 'LinearDecayCallback', 'PGStatsCallback',
+           'PGConfig', 'pg_learner']
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e0ee665e
 def policy_logp_entropy(out: dict,                            # the network's output: `logits` (`[B, K, M]` for a product), and/or `mean` and `log_std`
@@ -46,6 +47,18 @@ def policy_logp_entropy(out: dict,                            # the network's ou
     log_std_BA = out['log_std'].expand_as(out['mean'])
     return gaussian_logp(out['mean'], log_std_BA, action), (0.5 + 0.5 * math.log(2 * math.pi) + log_std_BA).sum(-1)
 
+# %% ../../../nbs/11_agents.policy_gradient.core.ipynb #255930a0
+def scan_back(x_TN,                           # the terms x_t, [T, N]: a tensor or a numpy array
+              keep_TN                         # the factors k_t, [T, N], of the same kind
+             ):
+    "`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`; a CPU tensor whose graph is not recorded runs through numpy (the same bits, 4-5x faster)"
+    if isinstance(x_TN, torch.Tensor) and x_TN.device.type == 'cpu' and not (torch.is_grad_enabled() and (x_TN.requires_grad or keep_TN.requires_grad)):
+        return torch.from_numpy(scan_back(x_TN.detach().numpy(), keep_TN.detach().numpy()))
+    xp = np if isinstance(x_TN, np.ndarray) else torch
+    acc_TN, acc_N = xp.empty_like(x_TN), xp.zeros_like(x_TN[0])
+    for t in range(len(x_TN) - 1, -1, -1): acc_N = acc_TN[t] = x_TN[t] + keep_TN[t] * acc_N
+    return acc_TN
+
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #78ea4217
 def gae(reward_TN,                            # rewards
         value_TN,                             # the critic's values of the rows' observations
@@ -58,11 +71,7 @@ def gae(reward_TN,                            # rewards
     "Advantages `[T, N]` by GAE(λ): TD errors bootstrap unless `terminated`; the weighted sum stops at `done`"
     delta_TN = reward_TN + gamma * (~terminated_TN) * next_value_TN - value_TN
     keep_TN = gamma * lam * (~done_TN)
-    adv_TN, acc_N = torch.empty_like(delta_TN), torch.zeros_like(delta_TN[0])
-    for t in reversed(range(len(delta_TN))):
-        acc_N = delta_TN[t] + keep_TN[t] * acc_N
-        adv_TN[t] = acc_N
-    return adv_TN
+    return scan_back(delta_TN, keep_TN)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #40f99d0a
 def rollout_advantages(r: Rollout,                           # a rollout

@@ -16,32 +16,14 @@ from ...core import tree_map, check_fields, POSITIVE_INT, POSITIVE, POSITIVE_OR_
 from ...loss import ModelLoss
 from ...data.rollout import Rollout
 from ...rl import RLLearner, Run
-from .core import PGConfig, OnPolicyBatches, policy_logp_entropy, mean_weights, standardize, pg_learner
+from .core import PGConfig, OnPolicyBatches, policy_logp_entropy, mean_weights, standardize, pg_learner, scan_back
 from .ppo import clipped_surrogate
 
 # %% auto #0
-__all__ = ['scan_back', 'vtrace', 'VTraceBatch', 'column_rows', 'VTraceBatches', 'vtrace_outputs', 'VTraceLoss', 'ImpalaConfig',
-           'APPOConfig']
-
-# %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #7035123c
-def scan_back(x_TN,                           # the terms x_t, [T, N]
-              keep_TN                         # the factors k_t, [T, N]
-             ) -> torch.Tensor:
-    "`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`: in numpy for CPU tensors without a gradient (the same bits, 4-5x faster), else a torch loop"
-    if x_TN.device.type == 'cpu' and not (x_TN.requires_grad or keep_TN.requires_grad):
-        x, k = x_TN.numpy(), keep_TN.numpy()
-        acc, a = np.empty_like(x), np.zeros_like(x[0])
-        for t in range(len(x) - 1, -1, -1): a = acc[t] = x[t] + k[t] * a
-        return torch.from_numpy(acc)
-    acc_TN, acc_N = torch.empty_like(x_TN), torch.zeros_like(x_TN[0])
-    for t in reversed(range(len(x_TN))):
-        acc_N = x_TN[t] + keep_TN[t] * acc_N
-        acc_TN[t] = acc_N
-    return acc_TN
+__all__ = ['vtrace', 'VTraceBatch', 'column_rows', 'VTraceBatches', 'vtrace_outputs', 'VTraceLoss', 'ImpalaConfig', 'APPOConfig']
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #32464986
-def vtrace(behaviour_logp_TN,                 # log μ(a_t|x_t): the policy that acted
-           target_logp_TN,                    # log π(a_t|x_t): the policy being learned
+def vtrace(ratio_TN,                          # π(a_t|x_t) / μ(a_t|x_t): the importance weights (π learned, μ acted)
            reward_TN,                         # rewards r_t
            value_TN,                          # V(x_t), the critic's values of the rows
            bootstrap_N,                       # V(x_T), the critic's values of the observations after the last row
@@ -50,15 +32,15 @@ def vtrace(behaviour_logp_TN,                 # log μ(a_t|x_t): the policy that
            rho_bar: float = 1.,               # ρ̄, the truncation of the importance weights in δ_t and in the policy gradient
            c_bar: float = 1.                  # c̄, the truncation of the traces
           ) -> tuple:
-    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4)"
-    ratio_TN = (target_logp_TN - behaviour_logp_TN).exp()
-    rho_TN, c_TN = ratio_TN.clamp(max=rho_bar), ratio_TN.clamp(max=c_bar)
+    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4), of torch tensors or numpy arrays"
+    cat, where = (np.concatenate, np.where) if isinstance(ratio_TN, np.ndarray) else (torch.cat, torch.where)
+    rho_TN, c_TN = ratio_TN.clip(max=rho_bar), ratio_TN.clip(max=c_bar)
     done_TN = discount_TN == 0 if done_TN is None else done_TN
-    next_value_TN = torch.cat([value_TN[1:], bootstrap_N[None]])
+    next_value_TN = cat([value_TN[1:], bootstrap_N[None]])
     delta_TN = rho_TN * (reward_TN + discount_TN * next_value_TN - value_TN)
     keep_TN = discount_TN * c_TN * ~done_TN
     vs_TN = value_TN + scan_back(delta_TN, keep_TN)
-    next_vs_TN = torch.where(done_TN, next_value_TN, torch.cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
+    next_vs_TN = where(done_TN, next_value_TN, cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
     return vs_TN, rho_TN * (reward_TN + discount_TN * next_vs_TN - value_TN)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #36d8ee2a
@@ -101,10 +83,10 @@ def _prepare(self: VTraceBatches, r: Rollout) -> VTraceBatch:
 def vtrace_outputs(out: dict,                         # the network's output over a `VTraceBatch`'s `obs`, `[K · (T + 1), ...]`
                    b: VTraceBatch                      # the batch
                   ) -> tuple:
-    "`(rows, value_KT, bootstrap_K)`: the output of the T rows of each column (flat, `[K · T, ...]`), their values, and the values after the last rows"
+    "`(rows, value_KT, bootstrap_K)`: the policy's output of the T rows of each column (flat, `[K · T, ...]`), their values, and the values after the last rows"
     K, T = b.mask.shape
     cut = lambda x: x.view(K, T + 1, *x.shape[1:])
-    rows = {k: cut(v)[:, :T].reshape(K * T, *v.shape[1:]) if v.shape[:1] == (K * (T + 1),) else v for k, v in out.items()}   # a shared log_std stays as it is
+    rows = {k: cut(v)[:, :T].reshape(K * T, *v.shape[1:]) if v.shape[:1] == (K * (T + 1),) else v for k, v in out.items() if k != 'value'}   # a shared log_std stays as it is
     return rows, cut(out['value'])[:, :T], cut(out['value'])[:, T]
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #8365f4e2
@@ -123,13 +105,13 @@ class VTraceLoss:
 
     def policy_term(self,
                     logp_B,                            # the learner's log-probs of the actions taken
-                    b: VTraceBatch,                    # the minibatch
+                    ratio_B,                           # π/μ of the actions taken: the learner's probabilities over the behaviour policy's
                     adv_B,                             # V-trace's advantages (standardised if `norm_adv`)
                     w_B                                # mean weights over the real rows
                    ) -> torch.Tensor:
         "The policy's loss, averaged: `-log π(a|x) · A`, or with `clip` PPO's clipped surrogate of `π/μ` (negated)"
         if self.clip is None: return -((logp_B * adv_B) @ w_B)
-        return -(clipped_surrogate((logp_B - b.logp.flatten()).exp(), adv_B, self.clip) @ w_B)
+        return -(clipped_surrogate(ratio_B, adv_B, self.clip) @ w_B)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #b3116e8f
 @patch
@@ -137,13 +119,15 @@ def __call__(self: VTraceLoss, out: dict, b: VTraceBatch) -> torch.Tensor:
     rows, v_KT, boot_K = vtrace_outputs(out, b)
     K, T = b.mask.shape
     logp_B, ent_B = policy_logp_entropy(rows, b.action.reshape(K * T, *b.action.shape[2:]))
-    with torch.no_grad():
-        vs_TK, adv_TK = vtrace(b.logp.T, logp_B.view(K, T).T, b.reward.T, v_KT.T, boot_K, self.gamma * ~b.terminated.T, b.done.T, self.rho_bar, self.c_bar)
-    w_B, adv_B = mean_weights(b.mask.flatten()), adv_TK.T.flatten()
+    log_ratio_B = logp_B - b.logp.flatten()
+    ratio_B = log_ratio_B.exp()
+    host = (lambda x: x.detach().numpy()) if ratio_B.device.type == 'cpu' else torch.Tensor.detach   # V-trace's small operations in numpy on the CPU
+    vs_TK, adv_TK = vtrace(*map(host, (ratio_B.view(K, T).T, b.reward.T, v_KT.T, boot_K, self.gamma * ~b.terminated.T, b.done.T)), self.rho_bar, self.c_bar)
+    w_B, adv_B = mean_weights(b.mask.flatten()), torch.as_tensor(adv_TK.T.reshape(-1))
     if self.norm_adv: adv_B = standardize(adv_B, w_B)
-    pg = self.policy_term(logp_B, b, adv_B, w_B)
-    vf, ent = ((v_KT.flatten() - vs_TK.T.flatten()) ** 2) @ w_B, ent_B @ w_B
-    self.parts = dict(log_ratio=(logp_B - b.logp.flatten()).detach(), mask=b.mask.flatten(), pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
+    pg = self.policy_term(logp_B, ratio_B, adv_B, w_B)
+    vf, ent = ((v_KT.flatten() - torch.as_tensor(vs_TK.T.reshape(-1))) ** 2) @ w_B, ent_B @ w_B
+    self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask.flatten(), pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
     return pg + self.vf_coef * vf - self.ent_coef * ent
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #846f7f85

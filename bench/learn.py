@@ -22,7 +22,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
     python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
     python bench/learn.py --vs-sb3 --algos ppo_atari --seeds 3 --steps 250000 --only rlnb --workers 1 --threads 0 --save bench/results/ppo_atari_Breakout_250k_cpu.json   # `rlnb train`'s defaults on this CPU
     python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
-    python bench/learn.py --vs-sb3 --algos dqn_minatar --seeds 2 --steps 500000 --set '{"head": "quantile", "n_quantiles": 50, "train_every": 4, "target_every": 250, "eps_fraction": 0.2}'   # QR-DQN: sb3-contrib's QRDQN on the other side
+    python bench/learn.py --vs-sb3 --algos dqn_minatar --seeds 3 --steps 500000 --set '{"head": "quantile", "n_quantiles": 50, "train_every": 4, "target_every": 250, "eps_fraction": 0.2, "adam_eps": 0.0003125}'   # QR-DQN: sb3-contrib's QRDQN on the other side
 """
 import argparse, json, statistics, time
 from record import add_save, report
@@ -74,7 +74,7 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
     if type(cfg).__name__ == 'DQNConfig':
         if cfg.head not in ('linear', 'quantile') or cfg.prioritized or cfg.n_step > 1 or cfg.bootstrap != 'greedy':
             raise ValueError(f"--vs-sb3 compares {p.algo} with SB3's DQN or sb3-contrib's QRDQN, which have none of head={cfg.head!r}, prioritized, n-step or double: set head='linear' or 'quantile', prioritized=False, n_step=1, bootstrap='greedy'.")
-        kw['policy_kwargs']['net_arch'] = []
+        kw['policy_kwargs'].update(net_arch=[], optimizer_class=torch.optim.Adam, optimizer_kwargs=dict(eps=cfg.adam_eps))   # Adam's ε as rlnb's (sb3-contrib's QRDQN would take 0.01 / batch)
         if cfg.head == 'quantile':
             from sb3_contrib import QRDQN
             kw['policy_kwargs']['n_quantiles'], DQN = cfg.n_quantiles, QRDQN   # sb3-contrib's: the same arguments, a head of A x N quantiles

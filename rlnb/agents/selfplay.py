@@ -362,6 +362,6 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, fixed_player(cfg.eval_opponent, seeds[4].int(), ex['observation'].shape[1:]), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
-    losses = [ModelLoss(m, l, adam, cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
+    losses = [ModelLoss(m, l, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
     extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
     return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *run.cbs], run.progress)

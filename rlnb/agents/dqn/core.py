@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.core.html.md"""
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #5c50ef23
 from __future__ import annotations
 from dataclasses import dataclass
+from functools import partial
 from fastcore.basics import patch
 import torch
 from torch import nn
@@ -136,6 +137,7 @@ class DQNConfig(_DQNSchedule):
     n_quantiles: int = 50         # quantile heads: quantiles per action
     exploration: str = 'epsilon'  # 'epsilon' (ε-greedy on the eps_* schedule) or 'noisy' (every linear layer noisy, greedy on new noise each step: Fortunato et al. 2018)
     noisy_sigma0: float = 0.5     # noisy exploration: σ's initial scale, σ = noisy_sigma0 / √inputs per layer
+    adam_eps: float = 1e-8        # Adam's ε (the QR-DQN and Rainbow papers, sb3-contrib's QRDQN: 0.01 / 32 = 3.125e-4)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
 @patch
@@ -146,7 +148,7 @@ def __post_init__(self: DQNConfig):
                  hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'), loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
                  prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
                  target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of(*HEADS),
-                 v_min=FINITE, v_max=FINITE, exploration=one_of('epsilon', 'noisy'), noisy_sigma0=POSITIVE)
+                 v_min=FINITE, v_max=FINITE, exploration=one_of('epsilon', 'noisy'), noisy_sigma0=POSITIVE, adam_eps=POSITIVE)
     if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
     if self.head.endswith('categorical') and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
     if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
@@ -246,7 +248,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, eval_agent, seeds[4].int(), run.eval_envs)
-    losses = [ModelLoss(net, loss, adam, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
+    losses = [ModelLoss(net, loss, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
     sampler = replay.sampler if cfg.prioritized else None
     return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *run.cbs], run.progress)
 

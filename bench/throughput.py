@@ -4,7 +4,8 @@ EnvPool (`'envpool'`), the last two under `rlnb.data.vector.AtariGames`.
 
 1. Env only: `--envs` Breakout envs, uniformly random actions (seeded), `--env-steps` env steps, each backend in turn,
    `--repeats` alternating repeats: env steps per second (medians) and CPU seconds (the process's, its threads' and its
-   workers'). `env_speedup` is the new default's rate over gymnasium's.
+   workers'). `env_speedup` is the new default's rate over gymnasium's. `ale_bare` is ale-py's vector env alone, without the bookkeeping that makes its games train as the reference's
+   (`AtariGames`: lives, FIRE, padded stacks, scores): `env_speedup_bare` is what the 'ale' backend could give at most here.
 2. Closeness, from the same runs: the whole games the random policy played on each backend, their scores (raw, the game's
    own) and lengths: mean, standard error, and the difference from the reference in standard errors (Welch). A backend that
    plays the game as the reference does gives the same score distribution to a fixed policy.
@@ -20,6 +21,7 @@ EnvPool (`'envpool'`), the last two under `rlnb.data.vector.AtariGames`.
 Ends with one JSON line.
 
     python bench/throughput.py [--envs 8] [--env-steps 20000] [--repeats 3] [--ppo-steps 4096] [--dqn-steps 3000] [--minatar-steps 16384] [--save FILE]
+    python bench/throughput.py --env-only --repeats 5   # parts 1 and 2 alone
 """
 import argparse, importlib.util, json, math, os, statistics, sys
 from dataclasses import replace
@@ -34,10 +36,10 @@ def backends():
     return ['gymnasium', 'ale'] + (['envpool'] if importlib.util.find_spec('envpool') else [])
 
 def env_only(backend, n, steps, seed):
-    "(wall, cpu) of `steps` env steps of random play, and the whole games played: [(score, frames), ...]"
-    from rlnb.data.vector import train_envs
+    "(wall, cpu) of `steps` env steps of random play, and the whole games played: [(score, frames), ...]; backend 'ale_bare': ale-py's vector env alone (its own preprocessing, none of `AtariGames`' bookkeeping), the most the 'ale' backend can give"
+    from rlnb.data.vector import train_envs, cpp_atari
     from rlnb.data.gym import reset_envs, step_envs
-    envs = train_envs(GAME, n, 'atari', backend)
+    envs = cpp_atari(GAME, n, 'ale') if backend == 'ale_bare' else train_envs(GAME, n, 'atari', backend)
     rng, games = np.random.default_rng(seed), []
     try:
         reset_envs(envs, seed, 30.)
@@ -102,11 +104,12 @@ def main():
     ap.add_argument('--dqn-steps', type=int, default=3000)
     ap.add_argument('--minatar-steps', type=int, default=16384)
     ap.add_argument('--starts', type=int, default=1000, help="dqn_atari's learning_starts (at most the preset's)")
+    ap.add_argument('--env-only', action='store_true', help='only part 1 (and 2): the envs alone')
     add_save(ap)
     a = ap.parse_args()
     import torch
     torch.set_num_threads(1)
-    bs = backends()
+    bs = backends() + ['ale_bare']
     print(f'backends {bs}, {a.envs} envs, {CORES} cores', flush=True)
     games = {b: [] for b in bs}
     def env_run(b):
@@ -116,15 +119,17 @@ def main():
     t = alternate({b: env_run(b) for b in bs}, a.repeats)
     env = {b: dict(steps_per_s=round(a.env_steps / statistics.median(w for w, _ in t[b]), 1), cpu_s=round(statistics.median(c for _, c in t[b]), 2)) for b in bs}
     for b in bs[1:]: env[b]['speedup'] = round(statistics.median(g[0] / x[0] for g, x in zip(t['gymnasium'], t[b])), 3)
-    close = closeness(games)
+    close = closeness({b: g for b, g in games.items() if b != 'ale_bare'})   # (bare: whole games end on no lost life, another game)
     print(json.dumps(dict(env_only=env, closeness=close)), flush=True)
+    if a.env_only: return report(dict(envs=a.envs, env_steps=a.env_steps, repeats=a.repeats, env_only=env, closeness=close, env_speedup=env['ale']['speedup'],
+                                      env_speedup_bare=env['ale_bare']['speedup']), a.save)
     e2e = {}
     for algo, steps in (('ppo_atari', a.ppo_steps), ('dqn_atari', a.dqn_steps), ('ppo_minatar', a.minatar_steps)):
         e2e[algo] = end_to_end(algo, steps, a.repeats, a.starts); print(algo, json.dumps(e2e[algo]), flush=True)
     sp = {algo: {v: split(algo, steps, v, a.starts) for v in SETUPS} for algo, steps in (('ppo_atari', a.ppo_steps), ('dqn_atari', a.dqn_steps))}
     print('split', json.dumps(sp), flush=True)
     report(dict(envs=a.envs, env_steps=a.env_steps, repeats=a.repeats, setups=SETUPS, env_only=env, closeness=close, end_to_end=e2e, split=sp,
-                env_speedup=env['ale']['speedup'], ppo_atari_speedup=e2e['ppo_atari']['speedup'], dqn_atari_speedup=e2e['dqn_atari']['speedup'],
+                env_speedup=env['ale']['speedup'], env_speedup_bare=env['ale_bare']['speedup'], ppo_atari_speedup=e2e['ppo_atari']['speedup'], dqn_atari_speedup=e2e['dqn_atari']['speedup'],
                 ppo_minatar_speedup=e2e['ppo_minatar']['speedup'], other_share=sp['ppo_atari']['new']['other_share']), a.save)
 
 if __name__ == '__main__': main()

@@ -220,8 +220,9 @@ def save_gif(frames: list,                         # RGB arrays
     from PIL import Image
     imgs = [Image.fromarray(f) for f in frames]
     if scale != 1: imgs = [i.resize((int(i.width * scale), int(i.height * scale))) for i in imgs]
-    imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=10 * round(100 / fps), loop=0)   # GIF keeps centiseconds: say the time it plays,
-    return path                                                                                      # so identical frames PIL merges add up exactly
+    ms = 10 * round(100 / fps)   # GIF keeps centiseconds: say the time it plays, so identical frames PIL merges add up exactly
+    imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=ms, loop=0)
+    return path
 
 # %% ../../nbs/05c_data.eval.ipynb #f429ea3b
 def save_mp4(frames: list,                         # RGB arrays `[H, W, 3]` uint8, all of one size

@@ -12,9 +12,10 @@ the same epochs, so they take the same gradient steps of the same size per env s
 
 Throughput: `--pairs` alternating pairs of `--steps` env steps each (no evaluation); `speedup_vs_sync` is the median of
 APPO's env steps per second over PPO's, `learner_wait_share` APPO's median share of the learner's wall time spent waiting
-for data. Beside them, the bound the machine allows: with C the seconds a runner takes for a rollout and U the learner's
-seconds for one (both measured in the PPO runs), a synchronous round takes C + 2U for two rollouts; asynchronous
-collection needs at least max(C, 2U) and, on `cores` CPUs with a computing env, (2C + 2U) / cores.
+for data. Beside them, the bound the machine allows: with C the seconds a runner takes for a rollout, C_cpu the CPU
+seconds its process spends on one (acting and the env's own work: C less the env's sleeping), and U the learner's seconds
+for one (all measured in the PPO runs), a synchronous round takes C + 2U for two rollouts; asynchronous collection needs
+at least max(C, 2U) and, with the two runners and the learner sharing `cores` CPUs, (2 C_cpu + 2U) / cores.
 
 Learning (`--learn`): both train `--learn-steps` env steps on the slow env, seeds 0..`--seeds`-1, evaluated every 5,000
 env steps in a Ray actor while training goes on (`eval_runner`); reported per seed: PPO's final return and the wall seconds APPO took to first reach it.
@@ -57,6 +58,16 @@ def configs(steps, epochs, hidden):
 def cpu_now() -> float:
     s = resource.getrusage(resource.RUSAGE_SELF); return s.ru_utime + s.ru_stime
 
+def runners_cpu() -> float:
+    "CPU seconds the live Ray runner processes (titled `ray::Runner...`) have used so far"
+    import psutil
+    total = 0.
+    for p in psutil.process_iter(['cmdline']):
+        if 'ray::Runner' in ' '.join(p.info['cmdline'] or ()):
+            try: t = p.cpu_times(); total += t.user + t.system
+            except psutil.NoSuchProcess: pass
+    return total
+
 def throughput(cfg, seed=0) -> dict:
     "Train `cfg` without evaluation; env steps per second, the learner's wait share, and per rollout the runners' and the learner's seconds"
     from rlnb.rl import FinalEvalCallback
@@ -64,12 +75,12 @@ def throughput(cfg, seed=0) -> dict:
         learn.remove_cbs([cb for cb in learn.cbs if isinstance(cb, FinalEvalCallback)])
         col = learn.collector
         col._start()   # start the runners outside the timed span (a reset here would queue fragments that the run's own reset then drops)
-        c0, t0 = cpu_now(), time.perf_counter()
+        c0, r0, t0 = cpu_now(), runners_cpu(), time.perf_counter()
         learn.train()
-        wall, cpu = time.perf_counter() - t0, cpu_now() - c0
+        wall, cpu, rcpu = time.perf_counter() - t0, cpu_now() - c0, runners_cpu() - r0
         rollouts = col.env_step / (cfg.n_steps * cfg.n_envs / cfg.runners)   # runner rollouts of n_steps x (n_envs / runners)
         return dict(steps_per_s=col.env_step / wall, wait_share=col.wait_s / wall, wall_s=wall, cpu_s=cpu,
-                    C=col.busy_s / rollouts, U=(wall - col.wait_s) / rollouts, lag=statistics.mean(learn.metrics['policy_staleness'][1]))
+                    C=col.busy_s / rollouts, C_cpu=rcpu / rollouts, U=(wall - col.wait_s) / rollouts, lag=statistics.mean(learn.metrics['policy_staleness'][1]))
 
 def learning(cfg, seeds) -> list:
     "Per seed: the evaluations (env step, return, wall seconds since the start) of a run of `cfg` on the slow env"
@@ -130,14 +141,14 @@ def main(a):
             print(f"pair {i}: ppo {r['ppo']['steps_per_s']:.0f} steps/s (wait {r['ppo']['wait_share']:.2f}), appo {r['appo']['steps_per_s']:.0f} steps/s "
                   f"(wait {r['appo']['wait_share']:.2f}, lag {r['appo']['lag']:.2f}): {r['appo']['steps_per_s'] / r['ppo']['steps_per_s']:.2f}x", flush=True)
         med = lambda f: statistics.median(f(p) for p in pairs)
-        C, U = (med(lambda p: p['ppo']['C']), med(lambda p: p['ppo']['U'])) if pairs else (0, 0)
-        cores = res['cores'] if a.env == 'burn' else 10**9
+        C, C_cpu, U = (med(lambda p: p['ppo']['C']), med(lambda p: p['ppo']['C_cpu']), med(lambda p: p['ppo']['U'])) if pairs else (0, 0, 0)
         if pairs: res.update(ppo_steps_per_s=round(med(lambda p: p['ppo']['steps_per_s'])), appo_steps_per_s=round(med(lambda p: p['appo']['steps_per_s'])),
                    speedup_vs_sync=round(med(lambda p: p['appo']['steps_per_s'] / p['ppo']['steps_per_s']), 3),
                    learner_wait_share=round(med(lambda p: p['appo']['wait_share']), 3), ppo_wait_share=round(med(lambda p: p['ppo']['wait_share']), 3),
                    appo_policy_lag_mean=round(med(lambda p: p['appo']['lag']), 3),
                    cpu_ratio=round(med(lambda p: p['appo']['cpu_s'] / p['ppo']['cpu_s']), 3),
-                   rollout_C_s=round(C, 4), update_U_s=round(U, 4), speedup_bound=round((C + 2 * U) / max(C, 2 * U, (2 * C + 2 * U) / cores), 3))
+                   rollout_C_s=round(C, 4), rollout_C_cpu_s=round(C_cpu, 4), update_U_s=round(U, 4),
+                   speedup_bound=round((C + 2 * U) / max(C, 2 * U, (2 * C_cpu + 2 * U) / res['cores']), 3))
         if a.learn:
             ppo_l, appo_l = configs(a.learn_steps, a.epochs, (64, 64))
             seeds = range(a.seeds)

@@ -21,6 +21,7 @@ is evaluated the same way. Rows per algorithm and env: every seed's final score 
     python bench/learn.py --plot nbs/images/pixels_learning.png bench/results/ppo_minatar_*.json bench/results/dqn_minatar_*.json   # the curves as one image
     python bench/learn.py --vs-sb3 --algos ppo_atari --env BreakoutNoFrameskip-v4 --seeds 1 --first-seed 2 --only sb3 --device cuda --save sb3_2.json
     python bench/learn.py --vs-sb3 --algos ppo_atari --seeds 3 --steps 250000 --only rlnb --workers 1 --threads 0 --save bench/results/ppo_atari_Breakout_250k_cpu.json   # `rlnb train`'s defaults on this CPU
+    python bench/learn.py --vs-sb3 --algos ppo_atari --seeds 1 --first-seed S --steps 500000 --stop 250000 --only rlnb --workers 1 --threads 0 --save seedS.json   # a 500k run's schedule, stopped at 250k (as the lease stopped the GPU's)
     python bench/learn.py --merge rlnb_*.json sb3_*.json --save bench/results/ppo_atari_Breakout.json   # seeds and sides run apart, joined
     python bench/learn.py --vs-sb3 --algos dqn_minatar --seeds 3 --steps 500000 --set '{"head": "quantile", "n_quantiles": 50, "train_every": 4, "target_every": 250, "eps_fraction": 0.2, "adam_eps": 0.0003125}'   # QR-DQN: sb3-contrib's QRDQN on the other side
 """
@@ -88,8 +89,8 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
                gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clip) if cfg.clip_schedule == 'linear' else cfg.clip, ent_coef=cfg.ent_coef,
                vf_coef=cfg.vf_coef, max_grad_norm=cfg.grad_clip or 1e9, **kw)
 
-def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None, threads=1):
-    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both, each point printed as it comes; and random's score. `only`: one side's alone. `threads`: torch's threads (0: torch's default, one per core, what `rlnb train` gives a CNN)"
+def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None, threads=1, stop=None):
+    "One seed of `algo` on `env`: rlnb's and SB3's evaluation curves (env step, mean score), the same evaluation for both, each point printed as it comes; and random's score. `only`: one side's alone. `threads`: torch's threads (0: torch's default, one per core, what `rlnb train` gives a CNN). `stop`: end each run at its evaluation at this env step, its schedules still those of `steps`"
     import torch
     if threads: torch.set_num_threads(threads)
     from stable_baselines3.common.callbacks import BaseCallback
@@ -107,22 +108,25 @@ def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None, threa
         return s
     every = overrides.get('eval_every', p.cfg.eval_every)   # the curve's spacing (`--set '{"eval_every": N}'`); the runs themselves evaluate nothing
     points = sorted({*range(every, steps, every), steps})
+    if stop: points = [x for x in points if x < stop] + [stop]
     class Curve(BaseCallback):   # SB3: evaluate at the same env steps
         def __init__(self, agent): super().__init__(); self.agent, self.todo, self.curve = agent, list(points), []
         def _on_step(self):
             while self.todo and self.num_timesteps >= self.todo[0]: step = self.todo.pop(0); self.curve.append((step, score(self.agent, 'sb3', step)))
-            return True
+            return bool(self.todo)   # False: SB3 stops (after `stop`'s evaluation)
     out = dict(seed=seed)
     if only != 'sb3':
         t0 = time.perf_counter()
         learn = cfg.learner(env, seed, progress=False)
         rl_curve, todo = [], list(points)
         from rlnb.callback import Callback
+        from rlnb.loop import CancelFitException
         class RlCurve(Callback):
             order = 19
             def after_batch(self):
                 while todo and self.learn.env_step >= todo[0]:
                     step = todo.pop(0); rl_curve.append((step, score(self.learn.evaluator.eval_agent, 'rlnb', step)))
+                if not todo: raise CancelFitException()   # the last point evaluated: the run ends here (`stop`)
         learn.add_cbs([RlCurve()])
         with learn: learn.train()
         if todo: rl_curve.append((steps, score(learn.evaluator.eval_agent, 'rlnb', steps)))
@@ -144,7 +148,7 @@ def main_vs_sb3(a, overrides):
         for algo in a.algos.split(','):
             env = a.env or get_preset(algo).env
             n = a.seeds
-            res = list(ex.map(run_vs_sb3, [algo] * n, [env] * n, range(a.first_seed, a.first_seed + n), [overrides] * n, [a.steps] * n, [a.device] * n, [a.only] * n, [a.threads] * n))
+            res = list(ex.map(run_vs_sb3, [algo] * n, [env] * n, range(a.first_seed, a.first_seed + n), [overrides] * n, [a.steps] * n, [a.device] * n, [a.only] * n, [a.threads] * n, [a.stop] * n))
             rows.append(vs_row(algo, env, overrides, res, a.device))
     report(rows, a.save)
 
@@ -198,6 +202,7 @@ def main():
     ap.add_argument('--steps', type=int, help='--vs-sb3: env steps of each run (default: the preset\'s)')
     ap.add_argument('--device', default='cpu', help="--vs-sb3: the torch device of both libraries' networks")
     ap.add_argument('--threads', type=int, default=1, help="--vs-sb3: torch threads of each run (0: one per core, as `rlnb train` gives a CNN preset)")
+    ap.add_argument('--stop', type=int, help='--vs-sb3: end each run at its evaluation at this env step, its schedules (learning rate, clip range, ε) still those of --steps')
     ap.add_argument('--only', choices=('rlnb', 'sb3'), help='--vs-sb3: train one side only (join the results with --merge)')
     ap.add_argument('--merge', nargs='+', metavar='RESULTS', help='--vs-sb3 result files to join into one (with --save)')
     add_save(ap)

@@ -44,8 +44,8 @@ def caption(rows: list, meta: dict) -> str:
             f"seeds 0-{seeds - 1}, one line each; {stop}. Measured {meta['date']} on {meta['cores']} cores by `{meta['command']}`")
 
 def measured_by(results: dict, names: list) -> dict:
-    "The date, cores and command that measured the rows `names`: a rerun's (`reruns` in the file; its own cores where it names them), where one covered them all, else the file's"
-    rerun = next((x for x in results.get('reruns', []) if set(names) <= set(x['algos'])), results)
+    "The date, cores and command that measured the rows `names`: the latest rerun's (`reruns` in the file; its own cores where it names them) that covered them all, else the file's"
+    rerun = next((x for x in reversed(results.get('reruns', [])) if set(names) <= set(x['algos'])), results)
     return dict(date=rerun['date'], cores=rerun.get('cores', results['cores']), command=rerun['command'])
 
 def cell_text(path: Path, results: dict) -> str:

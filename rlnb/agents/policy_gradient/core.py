@@ -360,7 +360,8 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
                loss,                                 # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
                n_epochs: int,                        # passes over each rollout
                bs: int,                              # rows per minibatch
-               lam: float                            # GAE's λ
+               lam: float,                           # GAE's λ
+               **batches_kw                          # further arguments of `cfg.batches` (V-trace's ρ̄ and c̄: 11e)
               ) -> RLLearner:
     "An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(run.seed).spawn(5)
@@ -373,7 +374,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
     agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)   # a shared trunk's value is kept for the update
     _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
-    node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None)
+    node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None, **batches_kw)
     ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), run.eval_envs)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
     losses = [cfg.batches.loss_callback(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, cfg.grad_clip)]

@@ -7,20 +7,21 @@ Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.impala.html.md"""
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #40720063
 from __future__ import annotations
 import math
-import numpy as np
 from dataclasses import dataclass
-from typing import Any, NamedTuple
 from fastcore.basics import patch
 import torch
-from ...core import tree_map, check_fields, POSITIVE_INT, POSITIVE, POSITIVE_OR_NONE, one_of
-from ...loss import ModelLoss
+from torch import nn
+import torchdata.nodes as tn
+from ...core import tree_map, tree_cat, tree_to, check_fields, POSITIVE, POSITIVE_INT, POSITIVE_OR_NONE, one_of
+from ...agent import model_device
 from ...data.rollout import Rollout
 from ...rl import RLLearner, Run
-from .core import PGConfig, OnPolicyBatches, policy_logp_entropy, mean_weights, standardize, pg_learner, scan_back
-from .ppo import clipped_surrogate
+from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss, policy_logp_entropy, pg_learner,
+                                               scan_back)
+from .ppo import PPOLoss
 
 # %% auto #0
-__all__ = ['vtrace', 'VTraceBatch', 'column_rows', 'VTraceBatches', 'vtrace_outputs', 'VTraceLoss', 'ImpalaConfig', 'APPOConfig']
+__all__ = ['vtrace', 'VTraceBatches', 'ImpalaConfig', 'APPOConfig']
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #32464986
 def vtrace(ratio_TN,                          # π(a_t|x_t) / μ(a_t|x_t): the importance weights (π learned, μ acted)
@@ -30,105 +31,51 @@ def vtrace(ratio_TN,                          # π(a_t|x_t) / μ(a_t|x_t): the i
            discount_TN,                       # γ_t: γ, or 0 where the episode terminated (no bootstrap)
            done_TN=None,                      # where the traces stop: the episode ended, terminated or truncated (None: where discount is 0)
            rho_bar: float = 1.,               # ρ̄, the truncation of the importance weights in δ_t and in the policy gradient
-           c_bar: float = 1.                  # c̄, the truncation of the traces
+           c_bar: float = 1.,                 # c̄, the truncation of the traces
+           lam: float = 1.                    # λ: the traces are λ · min(c̄, π/μ)
           ) -> tuple:
-    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4), of torch tensors or numpy arrays"
-    cat, where = (np.concatenate, np.where) if isinstance(ratio_TN, np.ndarray) else (torch.cat, torch.where)
-    rho_TN, c_TN = ratio_TN.clip(max=rho_bar), ratio_TN.clip(max=c_bar)
+    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4)"
+    rho_TN, c_TN = ratio_TN.clamp(max=rho_bar), lam * ratio_TN.clamp(max=c_bar)
     done_TN = discount_TN == 0 if done_TN is None else done_TN
-    next_value_TN = cat([value_TN[1:], bootstrap_N[None]])
+    next_value_TN = torch.cat([value_TN[1:], bootstrap_N[None]])
     delta_TN = rho_TN * (reward_TN + discount_TN * next_value_TN - value_TN)
-    keep_TN = discount_TN * c_TN * ~done_TN
-    vs_TN = value_TN + scan_back(delta_TN, keep_TN)
-    next_vs_TN = where(done_TN, next_value_TN, cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
+    vs_TN = value_TN + scan_back(delta_TN, discount_TN * c_TN * ~done_TN)
+    next_vs_TN = torch.where(done_TN, next_value_TN, torch.cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
     return vs_TN, rho_TN * (reward_TN + discount_TN * next_vs_TN - value_TN)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #36d8ee2a
-class VTraceBatch(NamedTuple):
-    "Env columns of a rollout for a V-trace update, env-major"
-    obs: Any                # [K, T + 1, O...]: each column's T rows, then the observation after its last row
-    action: torch.Tensor    # [K, T] or [K, T, A] (for Box: the unclipped sample)
-    logp: torch.Tensor      # [K, T] behaviour log-probs: the policy that acted
-    reward: torch.Tensor    # [K, T]
-    terminated: torch.Tensor  # [K, T] bool: no bootstrap
-    done: torch.Tensor      # [K, T] bool: terminated or truncated (the traces stop)
-    mask: torch.Tensor      # [K, T] float: 1 for transitions, 0 for auto-reset rows
-
-def column_rows(obs                               # observations `[K, T + 1, O...]` (or a tree of them)
-               ):
-    "The observations as rows `[K · (T + 1), O...]`, column after column: what the network runs over"
-    return tree_map(lambda x: x.reshape(-1, *x.shape[2:]), obs)
-
 class VTraceBatches(OnPolicyBatches):
-    "`OnPolicyBatches` dealing env columns of each rollout (`bs` columns per minibatch, `n_epochs` passes) as `VTraceBatch`es"
-    batch_type = VTraceBatch
-    @staticmethod
-    def loss_callback(model, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
-        "The loss callback for its minibatches: `loss(model(column_rows(batch.obs)), batch)`"
-        return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: column_rows(b.obs), get_y=lambda b: b, max_grad_norm=max_grad_norm)
+    "`OnPolicyBatches` with V-trace's advantages and value targets in place of GAE's: computed once per rollout, from the learner's weights when it takes the rollout"
+    def __init__(self,
+                 source: tn.BaseNode,        # yields `Rollout`s acted by a policy selector: their `extra['logp']` is μ's
+                 model: nn.Module,           # the `ActorCritic` being trained: π and V come from it
+                 gamma: float = 0.99,        # discount
+                 lam: float = 1.,            # λ of the traces (1: the paper's V-trace)
+                 n_epochs: int = 1,          # passes over each rollout
+                 bs: int = 128,              # rows per minibatch
+                 seed: int = 0,              # seed of the shuffling generator
+                 reward_scaler: RewardScaler | None = None,   # scales rewards before V-trace (None: raw rewards)
+                 rho_bar: float = 1.,        # ρ̄: truncation of the importance weights
+                 c_bar: float = 1.):         # c̄: truncation of the traces
+        super().__init__(source, model, gamma, lam, n_epochs, bs, seed, reward_scaler)
+        self.rho_bar, self.c_bar = rho_bar, c_bar
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #2235ea29
 @patch
-def _prepare(self: VTraceBatches, r: Rollout) -> VTraceBatch:
-    "Rollout `r` env-major, with its behaviour log-probs; observations after each env's last row appended"
+def _prepare(self: VTraceBatches, r: Rollout) -> PGBatch:
+    "Rollout `r` as rows with μ's log-probs, V(x), and V-trace's advantages and targets `vs` (as `ret`) from the learner's weights now"
     if 'logp' not in r.extra: raise ValueError("V-trace needs the log-probabilities the acting policy gave its actions (the agent's 'logp'): act with a policy selector.")
     T, N = r.reward.shape
-    cols = lambda x: x.transpose(0, 1).contiguous()
-    reward = self.observe(r)
-    obs = tree_map(lambda o, n: torch.cat([cols(o), n[:, None]], 1), r.obs, r.next_obs)
-    return VTraceBatch(obs, cols(r.extra.get('raw_action', r.action)), cols(r.extra['logp']).float(), cols(reward), cols(r.terminated),
-                       cols(r.terminated | r.truncated), cols(r.valid).float())
-
-# %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #7bfb73ca
-def vtrace_outputs(out: dict,                         # the network's output over a `VTraceBatch`'s `obs`, `[K · (T + 1), ...]`
-                   b: VTraceBatch                      # the batch
-                  ) -> tuple:
-    "`(rows, value_KT, bootstrap_K)`: the policy's output of the T rows of each column (flat, `[K · T, ...]`), their values, and the values after the last rows"
-    K, T = b.mask.shape
-    cut = lambda x: x.view(K, T + 1, *x.shape[1:])
-    rows = {k: cut(v)[:, :T].reshape(K * T, *v.shape[1:]) if v.shape[:1] == (K * (T + 1),) else v for k, v in out.items() if k != 'value'}   # a shared log_std stays as it is
-    return rows, cut(out['value'])[:, :T], cut(out['value'])[:, T]
-
-# %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #8365f4e2
-class VTraceLoss:
-    "IMPALA's loss on a `VTraceBatch`: `-log π(a|x) · A + vf_coef · (V(x) - vs)² - ent_coef · H`, with V-trace's `vs` and A, averaged over real rows; with `clip`, APPO's"
-    def __init__(self,
-                 gamma: float = 0.99,                  # discount
-                 rho_bar: float = 1.,                  # ρ̄: truncation of the importance weights
-                 c_bar: float = 1.,                    # c̄: truncation of the traces
-                 vf_coef: float = 0.5,                 # weight of the value loss
-                 ent_coef: float = 0.,                 # weight of the entropy bonus
-                 norm_adv: bool = False,               # standardise advantages over the minibatch's real rows
-                 clip: float | None = None):           # APPO: PPO's clipped surrogate of the ratio π/μ with this ε (None: IMPALA's `-log π · A`)
-        if clip is not None and clip <= 0: raise ValueError(f'clip must be positive (or None), got {clip}.')
-        self.gamma, self.rho_bar, self.c_bar, self.vf_coef, self.ent_coef, self.norm_adv, self.clip = gamma, rho_bar, c_bar, vf_coef, ent_coef, norm_adv, clip
-
-    def policy_term(self,
-                    logp_B,                            # the learner's log-probs of the actions taken
-                    ratio_B,                           # π/μ of the actions taken: the learner's probabilities over the behaviour policy's
-                    adv_B,                             # V-trace's advantages (standardised if `norm_adv`)
-                    w_B                                # mean weights over the real rows
-                   ) -> torch.Tensor:
-        "The policy's loss, averaged: `-log π(a|x) · A`, or with `clip` PPO's clipped surrogate of `π/μ` (negated)"
-        if self.clip is None: return -((logp_B * adv_B) @ w_B)
-        return -(clipped_surrogate(ratio_B, adv_B, self.clip) @ w_B)
-
-# %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #b3116e8f
-@patch
-def __call__(self: VTraceLoss, out: dict, b: VTraceBatch) -> torch.Tensor:
-    rows, v_KT, boot_K = vtrace_outputs(out, b)
-    K, T = b.mask.shape
-    logp_B, ent_B = policy_logp_entropy(rows, b.action.reshape(K * T, *b.action.shape[2:]))
-    log_ratio_B = logp_B - b.logp.flatten()
-    ratio_B = log_ratio_B.exp()
-    host = (lambda x: x.detach().numpy()) if ratio_B.device.type == 'cpu' else torch.Tensor.detach   # V-trace's small operations in numpy on the CPU
-    vs_TK, adv_TK = vtrace(*map(host, (ratio_B.view(K, T).T, b.reward.T, v_KT.T, boot_K, self.gamma * ~b.terminated.T, b.done.T)), self.rho_bar, self.c_bar)
-    w_B, adv_B = mean_weights(b.mask.flatten()), torch.as_tensor(adv_TK.T.reshape(-1))
-    if self.norm_adv: adv_B = standardize(adv_B, w_B)
-    pg = self.policy_term(logp_B, ratio_B, adv_B, w_B)
-    vf, ent = ((v_KT.flatten() - torch.as_tensor(vs_TK.T.reshape(-1))) ** 2) @ w_B, ent_B @ w_B
-    self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask.flatten(), pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
-    return pg + self.vf_coef * vf - self.ent_coef * ent
+    flat = lambda x: x.reshape(T * N, *x.shape[2:])
+    r = tree_to(r._replace(reward=self.observe(r)), model_device(self.model), non_blocking=True)
+    obs, action, mu_logp = tree_map(flat, r.obs), flat(r.extra.get('raw_action', r.action)), flat(r.extra['logp']).float()
+    with torch.no_grad():
+        out = self.model(tree_cat([obs, r.next_obs]))
+        value = out['value'].float()
+        logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action)   # (a shared log_std is shorter than T · N: whole)
+    vs, adv = vtrace((logp - mu_logp).exp().view(T, N), r.reward, value[:T * N].view(T, N), value[T * N:], self.gamma * ~r.terminated,
+                     r.terminated | r.truncated, self.rho_bar, self.c_bar, self.lam)
+    return PGBatch(obs, action, mu_logp, value[:T * N], adv.flatten(), vs.flatten(), flat(r.valid).float())
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #846f7f85
 @dataclass
@@ -144,7 +91,7 @@ class ImpalaConfig(PGConfig):
     rho_bar: float = 1.           # ρ̄: truncation of the importance weights
     c_bar: float = 1.             # c̄: truncation of the traces
     n_epochs: int = 1             # passes over each rollout
-    bs: int = 128                 # rows per minibatch (bs // n_steps env columns)
+    bs: int = 128                 # rows per minibatch
     clip: float | None = None     # APPO's clip range ε of the surrogate (None: IMPALA's plain policy gradient)
     clip_schedule: str = 'constant' # with clip: 'linear' (to 0 over the run) or 'constant'
     async_runners: bool = True    # with runners: take each runner's rollout as it arrives (V-trace corrects the lag)
@@ -154,11 +101,11 @@ class ImpalaConfig(PGConfig):
     def __post_init__(self):
         PGConfig.__post_init__(self)
         check_fields(self, rho_bar=POSITIVE, c_bar=POSITIVE, n_epochs=POSITIVE_INT, bs=POSITIVE_INT, clip=POSITIVE_OR_NONE, clip_schedule=one_of('linear', 'constant'))
-        if self.bs < self.n_steps: raise ValueError(f'{type(self).__name__}: a minibatch holds whole env columns of n_steps = {self.n_steps} rows, so bs = {self.bs} must be at least n_steps.')
 
-    def loss(self) -> VTraceLoss:
-        "The loss this config trains with"
-        return VTraceLoss(self.gamma, self.rho_bar, self.c_bar, self.vf_coef, self.ent_coef, self.norm_adv, self.clip)
+    def loss(self) -> ActorCriticLoss | PPOLoss:
+        "The loss this config trains with on V-trace's advantages: IMPALA's `ActorCriticLoss`, or with `clip` APPO's `PPOLoss`"
+        if self.clip is None: return ActorCriticLoss(self.vf_coef, self.ent_coef, self.norm_adv)
+        return PPOLoss(self.clip, self.vf_coef, self.ent_coef, norm_adv=self.norm_adv)
 
     batches = VTraceBatches
 
@@ -175,13 +122,13 @@ def rollout_rows(self: ImpalaConfig) -> int:
 
 @patch
 def rollout_batches(self: ImpalaConfig) -> int:
-    "Gradient steps per rollout: epochs × minibatches of `bs // n_steps` columns"
-    return self.n_epochs * math.ceil(self.fragment_envs / (self.bs // self.n_steps))
+    "Gradient steps per rollout: epochs × minibatches of `bs` rows"
+    return self.n_epochs * math.ceil(self.rollout_rows() / self.bs)
 
 @patch
 def build(self: ImpalaConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains this config's loss on V-trace batches, for `run`"
-    return pg_learner(self, run, self.loss(), self.n_epochs, self.bs // self.n_steps, lam=1.)
+    return pg_learner(self, run, self.loss(), self.n_epochs, self.bs, lam=1., rho_bar=self.rho_bar, c_bar=self.c_bar)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #b448dea4
 @dataclass
@@ -192,6 +139,6 @@ class APPOConfig(ImpalaConfig):
     ent_coef: float = 0.          # weight of the entropy bonus
     norm_adv: bool = True         # standardise advantages per minibatch
     n_epochs: int = 10            # passes over each rollout
-    bs: int = 128                 # rows per minibatch (bs // n_steps env columns)
+    bs: int = 128                 # rows per minibatch
     clip: float | None = 0.2      # clip range ε of the surrogate (at the start, with clip_schedule 'linear')
     clip_schedule: str = 'linear' # 'linear' (to 0 over the run) or 'constant'

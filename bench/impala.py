@@ -16,6 +16,7 @@ for data. Beside them, the bound the machine allows: with C the seconds a runner
 seconds its process spends on one (acting and the env's own work: C less the env's sleeping), and U the learner's seconds
 for one (all measured in the PPO runs), a synchronous round takes C + 2U for two rollouts; asynchronous collection needs
 at least max(C, 2U) and, with the two runners and the learner sharing `cores` CPUs, (2 C_cpu + 2U) / cores.
+`appo_rollout_C_s` and `appo_update_U_s` are C and U measured in the APPO runs, where runners and learner run side by side.
 
 Learning (`--learn`): both train `--learn-steps` env steps on the slow env, seeds 0..`--seeds`-1, evaluated every 5,000
 env steps in a Ray actor while training goes on (`eval_runner`); reported per seed: PPO's final return and the wall seconds APPO took to first reach it.
@@ -148,6 +149,7 @@ def main(a):
                    appo_policy_lag_mean=round(med(lambda p: p['appo']['lag']), 3),
                    cpu_ratio=round(med(lambda p: p['appo']['cpu_s'] / p['ppo']['cpu_s']), 3),
                    rollout_C_s=round(C, 4), rollout_C_cpu_s=round(C_cpu, 4), update_U_s=round(U, 4),
+                   appo_rollout_C_s=round(med(lambda p: p['appo']['C']), 4), appo_update_U_s=round(med(lambda p: p['appo']['U']), 4),   # the same, measured in the APPO runs (runners and learner side by side)
                    speedup_bound=round((C + 2 * U) / max(C, 2 * U, (2 * C_cpu + 2 * U) / res['cores']), 3))
         if a.learn:
             ppo_l, appo_l = configs(a.learn_steps, a.epochs, (64, 64))

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import (Seeder, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
+from ...core import (Seeder, CheckpointError, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...loop import Cycle
 from ...callback import Callback
@@ -155,7 +155,11 @@ def reset(self: OnPolicyBatches, initial_state: dict | None = None):
     self.gen = Seeder(self.seed).torch()
     if initial_state is not None: set_rng_state(self.gen, st['rng'])
     if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
-    self.data = None if st.get('data') is None else self.batch_type(**st['data'])
+    data = st.get('data')
+    if data is not None and list(data) != list(self.batch_type._fields):
+        raise CheckpointError(f"The checkpoint's prepared rollout holds {list(data)}; {type(self).__name__} prepares {list(self.batch_type._fields)}. "
+                              "Another version of rlnb wrote it (IMPALA and APPO kept env columns until 2026-11-29): resume it with that version, or start a new run.")
+    self.data = None if data is None else self.batch_type(**data)
     self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
 
 @patch

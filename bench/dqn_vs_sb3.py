@@ -26,10 +26,11 @@ import numpy as np, torch
 from timing import alternate, clock, compare, ratios_line, since, timed_train
 
 def rlnb_cfg(steps):
-    from rlnb.agents.dqn.core import DQNConfig
-    return DQNConfig(total_steps=steps, n_envs=1, lr=2.3e-3, bs=64, buffer=100_000, gamma=0.99, n_step=1, learning_starts=1000, train_every=256, updates=128,
-                     eps_start=1., eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), loss='huber', grad_clip=10., eval_every=10**9, threshold=None,
-                     target_update='hard', target_every=128)   # SB3's rule: see the docstring
+    from rlnb.agents.dqn.core import DQNConfig, EpsilonGreedy, LinearHead
+    from rlnb.agents.dqn.targets import HardTarget
+    return DQNConfig(total_steps=steps, n_envs=1, lr=2.3e-3, bs=64, buffer=100_000, gamma=0.99, n_step=1, learning_starts=1000, train_every=256,
+                     updates=128, exploration=EpsilonGreedy(1., 0.04, 0.16), hidden=(256, 256), head=LinearHead('huber'), grad_clip=10.,
+                     eval_every=10**9, threshold=None, target=HardTarget(128))   # SB3's rule: see the docstring
 
 def run_rlnb(steps, seed, split=False):
     return timed_train(rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False), split)
@@ -72,7 +73,7 @@ def run_bare(steps, seed):
     O, N = np.zeros((steps, 4), np.float32), np.zeros((steps, 4), np.float32)
     A, R, T = np.zeros(steps, np.int64), np.zeros(steps, np.float32), np.zeros(steps, bool)
     env = gym.make('CartPole-v1'); obs, _ = env.reset(seed=seed)
-    size = pending = n_upd = 0; decay = int(cfg.eps_fraction * steps); total = cfg.n_batches()
+    size = pending = n_upd = 0; decay = int(cfg.exploration.fraction * steps); total = cfg.n_batches()
     t0 = clock()
     while n_upd < total:
         eps = max(0.04, 1 - 0.96 * size / decay)

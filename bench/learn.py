@@ -73,15 +73,18 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
     venv = make_vec_env(lambda: PREPROCESS[cfg.preprocess](env), n_envs=n, seed=seed, vec_env_cls=SubprocVecEnv if sub else None)
     kw = dict(policy_kwargs=dict(features_extractor_class=Body, normalize_images=False), seed=seed, device=device, verbose=0)
     if type(cfg).__name__ == 'DQNConfig':
-        if cfg.head not in ('linear', 'quantile') or cfg.prioritized or cfg.n_step > 1 or cfg.bootstrap != 'greedy':
-            raise ValueError(f"--vs-sb3 compares {p.algo} with SB3's DQN or sb3-contrib's QRDQN, which have none of head={cfg.head!r}, prioritized, n-step or double: set head='linear' or 'quantile', prioritized=False, n_step=1, bootstrap='greedy'.")
+        from rlnb.presets import LinearHead, Quantile, GreedyBootstrap, HardTarget
+        if type(cfg.head) not in (LinearHead, Quantile) or getattr(cfg.head, 'dueling', False) or cfg.prioritized or cfg.n_step > 1 \
+                or cfg.bootstrap != GreedyBootstrap() or type(cfg.target) is not HardTarget:
+            raise ValueError(f"--vs-sb3 compares {p.algo} with SB3's DQN or sb3-contrib's QRDQN, which have none of head={cfg.head!r}, prioritized, n-step, "
+                             "double or a soft target: set head=linear or quantile, prioritized=none, n_step=1, bootstrap=greedy, target=hard.")
         kw['policy_kwargs'].update(net_arch=[], optimizer_class=torch.optim.Adam, optimizer_kwargs=dict(eps=cfg.adam_eps))   # Adam's ε as rlnb's (sb3-contrib's QRDQN would take 0.01 / batch)
-        if cfg.head == 'quantile':
+        if type(cfg.head) is Quantile:
             from sb3_contrib import QRDQN
-            kw['policy_kwargs']['n_quantiles'], DQN = cfg.n_quantiles, QRDQN   # sb3-contrib's: the same arguments, a head of A x N quantiles
+            kw['policy_kwargs']['n_quantiles'], DQN = cfg.head.n_quantiles, QRDQN   # sb3-contrib's: the same arguments, a head of A x N quantiles
         return DQN('MlpPolicy', venv, learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, gamma=cfg.gamma,
-                   train_freq=cfg.train_every, gradient_steps=cfg.updates, target_update_interval=cfg.target_every * cfg.train_every // cfg.updates,
-                   exploration_fraction=cfg.eps_fraction, exploration_initial_eps=cfg.eps_start, exploration_final_eps=cfg.eps_end,
+                   train_freq=cfg.train_every, gradient_steps=cfg.updates, target_update_interval=cfg.target.every_opt_steps * cfg.train_every // cfg.updates,
+                   exploration_fraction=cfg.exploration.fraction, exploration_initial_eps=cfg.exploration.start, exploration_final_eps=cfg.exploration.end,
                    max_grad_norm=cfg.grad_clip or 1e9, **kw)
     lin = lambda x: (lambda f: f * x)
     kw['policy_kwargs']['net_arch'] = dict(pi=[], vf=[])

@@ -94,8 +94,8 @@ def train_sb3(algo, steps, starts, seed):
     if algo == 'dqn':
         env = VecFrameStack(make_atari_env(ENV, n_envs=1, seed=seed), 4)
         model = DQN('CnnPolicy', env, learning_rate=dqn.lr, buffer_size=dqn.buffer, learning_starts=starts, batch_size=dqn.bs, gamma=dqn.gamma,
-                    train_freq=dqn.train_every, gradient_steps=1, target_update_interval=dqn.target_every * dqn.train_every, exploration_fraction=dqn.eps_fraction,
-                    exploration_final_eps=dqn.eps_end, max_grad_norm=dqn.grad_clip, optimize_memory_usage=False, seed=seed, device='cpu', verbose=0)
+                    train_freq=dqn.train_every, gradient_steps=1, target_update_interval=dqn.target.every_opt_steps * dqn.train_every, exploration_fraction=dqn.exploration.fraction,
+                    exploration_final_eps=dqn.exploration.end, max_grad_norm=dqn.grad_clip, optimize_memory_usage=False, seed=seed, device='cpu', verbose=0)
     else:
         env = VecFrameStack(make_atari_env(ENV, n_envs=ppo.n_envs, seed=seed), 4)
         lin = lambda x: (lambda f: f * x)
@@ -125,13 +125,13 @@ def bare_dqn(cfg, steps, starts, seed):
     frames, ep_start = np.zeros((2 * steps + 2, 84, 84), np.uint8), np.zeros(2 * steps + 2, np.int64)   # the last row stays zeros
     O, N, A = (np.zeros(steps, np.int64) for _ in range(3))   # per transition: its obs's newest frame, next_obs's, the action
     R, T = np.zeros(steps, np.float32), np.zeros(steps, bool)
-    n_f, decay, n_upd = 0, int(cfg.eps_fraction * steps), 0
+    n_f, decay, n_upd = 0, int(cfg.exploration.fraction * steps), 0
     def put(frame, start):
         nonlocal n_f
         frames[n_f] = frame; ep_start[n_f] = n_f if start else ep_start[n_f - 1]; n_f += 1
     put(obs[-1], True)
     for t in range(steps):
-        if rng.random() < max(cfg.eps_end, 1 - (1 - cfg.eps_end) * t / decay): a = int(rng.integers(n_act))
+        if rng.random() < max(cfg.exploration.end, 1 - (1 - cfg.exploration.end) * t / decay): a = int(rng.integers(n_act))
         else:
             with torch.no_grad(): a = int(net(torch.from_numpy(obs)[None]).argmax())
         nxt, r, term, trunc, _ = env.step(a)
@@ -146,7 +146,7 @@ def bare_dqn(cfg, steps, starts, seed):
         loss = F.smooth_l1_loss(net(o).gather(1, a_[:, None])[:, 0], y)
         loss.backward(); clip_grad_norm(params, cfg.grad_clip); opt.step(); opt.zero_grad(set_to_none=True)
         n_upd += 1
-        if n_upd % cfg.target_every == 0: tgt.load_state_dict(net.state_dict())
+        if n_upd % cfg.target.every_opt_steps == 0: tgt.load_state_dict(net.state_dict())
     return steps
 
 def bare_ppo(cfg, steps, seed):

@@ -31,6 +31,7 @@ def run(args):
     seed, game, steps, games, strong_games, changes, curve = args
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, make_game
+    from rlnb.presets import with_changes
     from rlnb.data.battle import LegalRandomAgent, play_games
     from rlnb.data.heuristics import TicTacToeMinimax, ConnectFourLookahead
     from rlnb.callback import Callback
@@ -44,7 +45,7 @@ def run(args):
             res = play_games(make_game(game, 8), self.learn.evaluator.eval_agent, strong_player(seed + 3000), strong_games)
             points.append(dict(env_step=self.learn.collector.env_step, win_first=res['first']['win'], win_second=res['second']['win']))
             print(f"{game} seed {seed} {points[-1]['env_step']:,} transitions: wins against {strong_player.__name__} {points[-1]['win_first']:.2f} first, {points[-1]['win_second']:.2f} second", flush=True)
-    cfg = replace(SelfPlayConfig(), total_steps=steps, eval_every=steps + 1, **changes)   # no evaluation during the run: the final network is measured below
+    cfg = with_changes(SelfPlayConfig(), dict(changes, total_steps=steps, eval_every=steps + 1))   # no evaluation during the run: the final network is measured below
     learn = cfg.learner(game, seed, cbs=[Curve()] if curve else [], progress=False)
     t0 = time.perf_counter(); learn.train(); wall = time.perf_counter() - t0
     envs = make_game(game, 8)

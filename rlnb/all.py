@@ -53,11 +53,13 @@ from .learners import *
 from .targets import *
 from .continuous import *
 from .agents.dqn.core import *
+from .agents.dqn.targets import *
 from .agents.dqn.double import *
 from .agents.dqn.dueling import *
 from .agents.dqn.categorical import *
 from .agents.dqn.recurrent import *
 from .agents.dqn.quantile import *
+from .agents.dqn.rainbow import *
 from .noisy import *
 from .agents.policy_gradient.core import *
 from .agents.policy_gradient.ppo import *

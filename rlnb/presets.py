@@ -7,11 +7,18 @@ Docs: https://rlnb.github.io/rlnb/presets.html.md"""
 # %% ../nbs/19b_presets.ipynb #1bc533b8
 from __future__ import annotations
 import contextlib, difflib, warnings
-from dataclasses import asdict, dataclass, fields, replace
+from functools import partial
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from .core import CheckpointError, load_checkpoint
 from .runs import check_seed, confirm_saved_env, said
 from .rl import RunConfig, RLLearner
-from .agents.dqn.core import DQNConfig
+from .agents.dqn.core import DQNConfig, LinearHead, GreedyBootstrap, EpsilonGreedy, Prioritized
+from .agents.dqn.targets import HardTarget, SoftTarget
+from .agents.dqn.double import DoubleBootstrap
+from .agents.dqn.dueling import Dueling
+from .agents.dqn.categorical import Categorical
+from .agents.dqn.quantile import Quantile
+from .agents.dqn.rainbow import Noisy
 from .agents.dqn.recurrent import DRQNConfig
 from .agents.policy_gradient.ppo import PPOConfig
 from .agents.policy_gradient.recurrent import RecurrentPPOConfig
@@ -23,23 +30,104 @@ from .agents.td3 import TD3Config
 from .agents.selfplay import SelfPlayConfig
 from .data.policy import run_policy
 
+
 # %% auto #0
-__all__ = ['PRESETS', 'ENV_PRESETS', 'SPACES', 'with_changes', 'Preset', 'get_preset', 'run_meta', 'preset_of', 'loaded_learner',
-           'learner_policy', 'parse_settings']
+__all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 'part_value', 'with_changes', 'Preset',
+           'get_preset', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
+
+# %% ../nbs/19b_presets.ipynb #parts19b
+PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
+                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized)}   # every part a config.json may name
+
+WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
+    head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
+              dueling_categorical=partial(Categorical, dueling=True), dueling_quantile=partial(Quantile, dueling=True)),
+    bootstrap=dict(greedy=GreedyBootstrap, double=DoubleBootstrap),
+    target=dict(none=None, hard=HardTarget, soft=SoftTarget),
+    exploration=dict(epsilon=EpsilonGreedy, noisy=Noisy),
+    prioritized=dict(none=None, false=None, true=Prioritized))
+
+def config_data(cfg: RunConfig                       # a config (its parts too)
+               ) -> dict:
+    "Every field of `cfg` as plain data (`config.json`'s), a part as `{'kind': its class, its fields}`"
+    plain = lambda v: {'kind': type(v).__name__, **asdict(v)} if is_dataclass(v) else v
+    return {f.name: plain(getattr(cfg, f.name)) for f in fields(cfg)}
+
+
+# %% ../nbs/19b_presets.ipynb #partval1
+def part_value(slot: str,                              # the config field: 'head', 'target', ...
+               v,                                      # a part, a word, `{'kind': ...}`, True/False, or None
+               algo: str = ''):                        # the algorithm's name, for messages
+    "The part `v` stands for in `slot`"
+    words = WORDS[slot]
+    if isinstance(v, bool) and slot == 'prioritized': v = str(v).lower()
+    if v is None or is_dataclass(v) and not isinstance(v, type): return v
+    if isinstance(v, str) and v.lower() in words: return (lambda make: make() if make else None)(words[v.lower()])
+    if isinstance(v, dict) and v.get('kind') in PARTS:
+        return PARTS[v['kind']](**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items() if k != 'kind'})
+    kinds = [c.__name__ for c in PARTS.values() if any(c is w or getattr(w, 'func', None) is c for w in words.values())]
+    raise ValueError(f"{algo or 'this config'}: {slot} = {v!r} is not a {slot}: use one of {', '.join(words)} "
+                     f"(--set {slot}=WORD), or in Python a part: {', '.join(kinds)}.")
+
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
-def with_changes(cfg: RunConfig,                       # the config to start from
-                 changes: dict,                        # `{field: value}`
-                 algo: str = ''                        # the algorithm's name, for messages
-                ) -> RunConfig:
-    "`cfg` with the fields in `changes` replaced (lists become tuples where the field is a tuple); an unknown name is an error with a suggestion"
+_FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): each part's field
+    target_every=('target', 'every_opt_steps'), tau=('target', 'tau'), loss=('head', 'loss'), n_atoms=('head', 'n_atoms'),
+    v_min=('head', 'v_min'), v_max=('head', 'v_max'), n_quantiles=('head', 'n_quantiles'), eps_start=('exploration', 'start'),
+    eps_end=('exploration', 'end'), eps_fraction=('exploration', 'fraction'), noisy_sigma0=('exploration', 'sigma0'),
+    per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'))
+
+def _where(cfg: RunConfig, name: str) -> tuple:
+    "`(field, part's field or '')` that `name` sets in `cfg`: a field, `slot.field`, or an old flat name"
     known = [f.name for f in fields(cfg)]
-    for k in changes:
-        if k not in known:
-            close = difflib.get_close_matches(k, known, n=1)
-            raise ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {k!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
-                             f"its hyperparameters: {', '.join(known)}.")
-    return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+    if name in known: return name, ''
+    if name == 'target_update' and 'target' in known: return 'target', ''   # the old switch's name
+    slot, _, attr = name.partition('.')
+    if attr and slot in known and slot in WORDS: return slot, attr
+    if name in _FLAT and _FLAT[name][0] in known: return _FLAT[name]
+    return None, ''
+
+
+# %% ../nbs/19b_presets.ipynb #withch02
+def _unknown(cfg: RunConfig, name: str, algo: str) -> ValueError:
+    "The error for a name `cfg` has no field for, with the closest one"
+    known = [f.name for f in fields(cfg)]
+    dotted = [f'{s}.{f.name}' for s in known if s in WORDS and is_dataclass(getattr(cfg, s)) for f in fields(getattr(cfg, s))]
+    close = difflib.get_close_matches(name, known + dotted + [k for k, (s, _) in _FLAT.items() if s in known], n=1)
+    return ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {name!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                      f"its hyperparameters: {', '.join(known)}.")
+
+def _no_field(cfg, slot: str, attr: str, name: str, part, algo: str) -> ValueError:
+    "The error for a part's field that the config's part does not have"
+    words = [w for w, c in WORDS[slot].items() if c and attr in {f.name for f in fields(getattr(c, 'func', c))}]
+    if not words: return _unknown(cfg, name, algo)
+    has = f"{slot}={part!r}" if part is not None else f"{slot}=None"
+    return ValueError(f"{algo or type(cfg).__name__}: {name} is a field of {' or '.join(words)} {slot}, and this config has {has}: "
+                      f"set {slot}={words[0]} too, or drop {name}.")
+
+
+# %% ../nbs/19b_presets.ipynb #withch03
+def with_changes(cfg: RunConfig,                       # the config to start from
+                 changes: dict,                        # `{name: value}`: a field, `part.field`, or an old flat name
+                 algo: str = '',                       # the algorithm's name, for messages
+                 lenient: bool = False                 # drop a part's field the part lacks (an old config.json's)
+                ) -> RunConfig:
+    "`cfg` with `changes` made: fields and parts replaced, then the parts' fields; an unknown name is an error"
+    plain, parts, sets = {}, {}, []
+    for name, v in changes.items():
+        slot, attr = _where(cfg, name)
+        if slot is None: raise _unknown(cfg, name, algo)
+        if attr: sets.append((slot, attr, name, v))
+        elif slot in WORDS and slot in (f.name for f in fields(cfg)): parts[slot] = part_value(slot, v, algo)
+        else: plain[slot] = tuple(v) if isinstance(v, list) else v
+    for slot, attr, name, v in sets:
+        part = parts.get(slot, getattr(cfg, slot))
+        if part is None or attr not in {f.name for f in fields(part)}:
+            if lenient: continue
+            raise _no_field(cfg, slot, attr, name, part, algo)
+        parts[slot] = replace(part, **{attr: tuple(v) if isinstance(v, list) else v})
+    return replace(cfg, **plain, **parts)
+
 
 # %% ../nbs/19b_presets.ipynb #f6b2e58d
 @dataclass
@@ -60,12 +148,13 @@ class Preset:
         return with_changes(self.cfg, changes, self.algo).learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
-_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000, train_every=2, updates=1,
-                      eps_start=1., eps_end=0.02, eps_fraction=0.2, hidden=(128, 128), loss='huber', grad_clip=10.,
+_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000,
+                      train_every=2, updates=1, exploration=EpsilonGreedy(1., 0.02, 0.2), hidden=(128, 128), grad_clip=10.,
                       eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
-_TARGET = replace(_CARTPOLE, target_update='hard', target_every=250)
-_QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, updates=128, eps_end=0.04, eps_fraction=0.16, hidden=(256, 256), target_every=128,
-                 head='quantile', n_quantiles=10)   # rl-baselines3-zoo's qrdqn.yml (CartPole-v1): its dqn.yml with 10 quantiles and a target copy every 10 steps (after each round)
+_TARGET = replace(_CARTPOLE, target=HardTarget(250))
+# rl-baselines3-zoo's qrdqn.yml (CartPole-v1): its dqn.yml with 10 quantiles and a target copy after each round
+_QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, updates=128, exploration=EpsilonGreedy(1., 0.04, 0.16),
+                 hidden=(256, 256), target=HardTarget(128), head=Quantile(10))
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
 _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64, hidden=(64, 64),
                           eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
@@ -73,38 +162,40 @@ _MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000,
 
 # %% ../nbs/19b_presets.ipynb #71e3a7fb
 # Atari: rl-baselines3-zoo's settings (dqn.yml, ppo.yml: 'atari'), which CleanRL's dqn_atari.py and ppo_atari.py share but for DQN's buffer (1M there) and PPO's clip range (constant there)
-_DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=100_000, train_every=4, updates=1,
-                       target_update='hard', target_every=250, eps_start=1., eps_end=0.01, eps_fraction=0.1, loss='huber', grad_clip=10.,
+_DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=100_000,
+                       train_every=4, updates=1, target=HardTarget(250), exploration=EpsilonGreedy(1., 0.01, 0.1), grad_clip=10.,
                        net='nature_cnn', preprocess='atari', eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)   # a target copy every 1,000 env steps
 _PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear', gamma=0.99, gae_lambda=0.95,
                        clip=0.1, clip_schedule='linear', vf_coef=0.5, ent_coef=0.01, grad_clip=0.5, net='nature_cnn', shared=True, preprocess='atari',
                        eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
 # MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1 over 100k steps, lr 2.5e-4; Adam for its RMSprop)
-_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000, train_every=1, updates=1,
-                         target_update='hard', target_every=1_000, eps_start=1., eps_end=0.1, eps_fraction=0.02, loss='huber', grad_clip=None,
+_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000,
+                         train_every=1, updates=1, target=HardTarget(1_000), exploration=EpsilonGreedy(1., 0.1, 0.02), grad_clip=None,
                          net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # Rainbow on Atari: Hessel et al. 2018, table 1 (lr 6.25e-5, n = 3, replay 1M from 80k frames, a target copy every 32k frames, PER α 0.5 and β 0.4 → 1, 51 atoms on ±10, σ0 0.5); Adam's ε at our default
-_RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000, target_every=2_000, prioritized=True, per_alpha=0.5, per_beta=0.4,
-                         head='dueling_categorical', n_atoms=51, v_min=-10., v_max=10., bootstrap='double', exploration='noisy')
+_RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000, target=HardTarget(2_000),
+                         prioritized=Prioritized(alpha=0.5, beta=0.4), head=Categorical(51, -10., 10., dueling=True),
+                         bootstrap=DoubleBootstrap(), exploration=Noisy())
 # Rainbow on MinAtar: "Revisiting Rainbow" (Obando-Ceron and Castro 2021; Dopamine's settings: lr 1e-4, batch 32, n = 3, replay 100k from 1,000, an update every 4 steps,
 # a target copy every 1,000 steps, 51 atoms on ±100, 10M steps), noisy, dueling and double as in their full Rainbow; PER's β annealed as Hessel et al.'s
-_RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3, learning_starts=1_000, train_every=4, updates=1,
-                             target_update='hard', target_every=250, prioritized=True, per_alpha=0.5, per_beta=0.4, head='dueling_categorical', n_atoms=51,
-                             v_min=-100., v_max=100., bootstrap='double', exploration='noisy', grad_clip=None, net='minatar', preprocess='minatar',
-                             eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+_RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3, learning_starts=1_000,
+                             train_every=4, updates=1, target=HardTarget(250), prioritized=Prioritized(alpha=0.5, beta=0.4),
+                             head=Categorical(51, -100., 100., dueling=True), bootstrap=DoubleBootstrap(), exploration=Noisy(),
+                             grad_clip=None, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
 _PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clip=0.2, n_epochs=8, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
 # %% ../nbs/19b_presets.ipynb #94405ff9
 PRESETS = {p.algo: p for p in [
-    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, loss='mse', lr=2e-3), 'DQN without a target network (squared loss)'),
+    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, head=LinearHead('mse'), lr=2e-3), 'DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
-    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=True), 'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
-    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double'), 'Double DQN (van Hasselt et al. 2016)'),
-    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap='double', head='dueling'), 'Dueling Double DQN (Wang et al. 2016)'),
-    Preset('c51', 'CartPole-v1', replace(_TARGET, head='categorical', n_atoms=51, v_min=0., v_max=100.), 'Categorical DQN (Bellemare et al. 2017)'),
+    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=Prioritized()), 'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
+    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap()), 'Double DQN (van Hasselt et al. 2016)'),
+    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap(), head=Dueling()), 'Dueling Double DQN (Wang et al. 2016)'),
+    Preset('c51', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100.)), 'Categorical DQN (Bellemare et al. 2017)'),
     Preset('qrdqn', 'CartPole-v1', _QRDQN, 'QR-DQN (Dabney et al. 2018) with rl-baselines3-zoo\'s settings for sb3-contrib on CartPole: 10 quantiles, 128 updates every 256 steps, the target copied after each round'),
-    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head='dueling_categorical', n_atoms=51, v_min=0., v_max=100., bootstrap='double', prioritized=True, per_alpha=0.5, exploration='noisy', noisy_sigma0=0.1),
+    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100., dueling=True), bootstrap=DoubleBootstrap(),
+                                              prioritized=Prioritized(alpha=0.5), exploration=Noisy(0.1)),
            'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, prioritized replay'),
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
@@ -126,7 +217,8 @@ PRESETS = {p.algo: p for p in [
 ]}
 
 # %% ../nbs/19b_presets.ipynb #720705a0
-_CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4, buffer=200_000, target_every=1_000, eps_end=0.05, eps_fraction=0.3,
+_CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4, buffer=200_000,
+                               target=HardTarget(1_000), exploration=EpsilonGreedy(end=0.05, fraction=0.3),
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')   # bench/selfplay.py's mirror runs (90_benchmarks)
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
@@ -161,7 +253,7 @@ def run_meta(p: Preset,                            # the preset the run trains
              seed: int                             # the run's seed
             ) -> dict:
     "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
-    return dict(algo=p.algo, env=p.env, seed=seed, config=asdict(p.cfg))
+    return dict(algo=p.algo, env=p.env, seed=seed, config=config_data(p.cfg))
 
 def _what(x) -> str:
     "What a JSON document holds, in a few words: 'null', 'a list', 'an object with keys a, b'"
@@ -183,7 +275,8 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
     try: check_seed(meta['seed'])
     except ValueError as e: raise CheckpointError(f"'{where}': " + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
     base = get_preset(meta['algo'])
-    return Preset(meta['algo'], meta['env'], with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo']), base.summary)
+    cfg = with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo'], lenient=True)   # an older rlnb's flat fields too
+    return Preset(meta['algo'], meta['env'], cfg, base.summary)
 
 # %% ../nbs/19b_presets.ipynb #fa0e7f9b
 @contextlib.contextmanager
@@ -226,25 +319,42 @@ def _read(text: str, kind: str):
     if base == 'str' and t: return t
     raise ValueError(t)
 
+
+# %% ../nbs/19b_presets.ipynb #parsest2
+def _kind(cfg: RunConfig, name: str, algo: str) -> str:
+    "The annotated type `--set name=...` is read as: a field's, a part's field's, or 'str' for a part's word"
+    slot, attr = _where(cfg, name)
+    if slot is None: raise _unknown(cfg, name, algo)
+    if slot in WORDS and not attr: return 'str'
+    if not attr: return next(str(f.type) for f in fields(cfg) if f.name == slot)
+    kinds = [getattr(c, 'func', c) for c in (getattr(cfg, slot), *WORDS[slot].values()) if c is not None]
+    types = [str(f.type) for c in kinds for f in fields(c) if f.name == attr]
+    if not types: raise _no_field(cfg, slot, attr, name, getattr(cfg, slot), algo)
+    return types[0]
+
+
+# %% ../nbs/19b_presets.ipynb #parsest3
 def parse_settings(cfg: RunConfig,                       # the config whose field types read the values
                    settings: list,                       # 'NAME=VALUE' strings
                    algo: str = ''                        # the algorithm's name, for messages
                   ) -> dict:
     "`{name: value}` from `--set NAME=VALUE` strings, each value read as the type of `cfg`'s field"
-    kinds, out = {f.name: str(f.type) for f in fields(cfg)}, {}
+    out = {}
     for s in settings:
         name, eq, text = s.partition('=')
         if not eq or not name: raise ValueError(f"--set takes NAME=VALUE (e.g. --set lr=0.001), got {s!r}.")
-        with_changes(cfg, {name: getattr(cfg, name, None)}, algo)   # an unknown name: the error with a suggestion
-        try: out[name] = _read(text, kinds[name])
+        kind = _kind(cfg, name, algo)
+        try: out[name] = _read(text, kind)
         except ValueError:
-            what, eg = _KINDS.get(kinds[name].replace(' | None', ''), ('a value', ''))
-            raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kinds[name] else ''} (e.g. --set {name}={eg}), not {text!r}.") from None
+            what, eg = _KINDS.get(kind.replace(' | None', ''), ('a value', ''))
+            raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kind else ''} (e.g. --set {name}={eg}), "
+                             f"not {text!r}.") from None
     return out
 
 # %% ../nbs/19b_presets.ipynb #85befaec
 _DQN_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [32, 64, 128, 256]), gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 50_000, 100_000]),
-                  eps_end=('float', 0.0, 0.2), eps_fraction=('float', 0.05, 0.5), target_every=('cat', [100, 250, 1000, 5000]),
+                  **{'exploration.end': ('float', 0.0, 0.2), 'exploration.fraction': ('float', 0.05, 0.5),
+                     'target.every_opt_steps': ('cat', [100, 250, 1000, 5000])},
                   learning_starts=('cat', [0, 1000, 5000]), train_every=('cat', [1, 2, 4, 8]), hidden=('cat', ['64,64', '128,128', '256,256']))
 _PG_SPACE = dict(lr=('log', 1e-5, 1e-2), gamma=('cat', [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]), ent_coef=('log', 1e-8, 0.1), vf_coef=('float', 0.0, 1.0),
                  gae_lambda=('cat', [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]), grad_clip=('cat', [0.3, 0.5, 0.7, 1.0, 2.0, 5.0]), hidden=('cat', ['64,64', '128,128', '256,256']))

@@ -7,7 +7,7 @@ Docs: https://rlnb.github.io/rlnb/request.html.md"""
 # %% ../nbs/19g_request.ipynb #7d667407
 from __future__ import annotations
 import json, sys
-from dataclasses import fields, replace
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 import torch
 from .core import POSITIVE_INT
@@ -85,7 +85,7 @@ def check_device(device: str                           # a torch device name: 'c
 def check_effective(cfg: RunConfig,        # the config after the changes
                     names,                 # the fields the user changed
                     algo: str = ''):       # the algorithm's name, for the message
-    "Refuse changes that `cfg`'s switches leave without effect (`--set tau=0.01` without a soft target update): a silent no-op would mislead"
+    "Refuse changes that `cfg`'s switches leave without effect (`--set fragment=64` without runners): a silent no-op would mislead"
     unused = cfg.unused(names)
     if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
 
@@ -128,6 +128,7 @@ _UNBOUNDED = ('total_steps', 'eval_every')  # env steps: a run may be that long,
 
 def _too_big(v) -> bool:
     if isinstance(v, tuple): return any(map(_too_big, v))
+    if is_dataclass(v): return any(_too_big(getattr(v, f.name)) for f in fields(v))   # a config's part
     return isinstance(v, int) and not isinstance(v, bool) and v > MAX_SIZE
 
 # %% ../nbs/19g_request.ipynb #db165039

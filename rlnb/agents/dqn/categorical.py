@@ -6,14 +6,17 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.categorical.html.md"""
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #abe9fac1
 from __future__ import annotations
+from dataclasses import dataclass
 import torch
 from torch import nn
-from ...core import Step
+from ...core import Step, check_fields, FINITE, POSITIVE_INT, BOOL
 from ...memory.experience_replay import ReplayBatch
 from ...nets import flatten_obs, body
+from .double import DoubleBootstrap
+
 
 # %% auto #0
-__all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss']
+__all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss', 'Categorical']
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #8cc47d53
 class CategoricalQNetwork(nn.Module):
@@ -89,3 +92,24 @@ class C51Loss:
         ce_B = -(self.target_distribution(s) * logp_BZ).sum(-1)
         self.td = ce_B.detach()
         return (ce_B * batch.weight).mean() if batch.weight is not None else ce_B.mean()
+
+# %% ../../../nbs/10e_agents.dqn.categorical.ipynb #catpart1
+@dataclass(frozen=True)
+class Categorical:
+    "C51's head: a return distribution over `n_atoms` atoms in `[v_min, v_max]` per action, trained by `C51Loss`"
+    n_atoms: int = 51        # atoms of the support
+    v_min: float = 0.        # lowest return of the support
+    v_max: float = 100.      # highest return of the support
+    dueling: bool = False    # value and centred advantage streams per atom (Rainbow's head)
+    def __post_init__(self):
+        check_fields(self, n_atoms=POSITIVE_INT, v_min=FINITE, v_max=FINITE, dueling=BOOL)
+        if self.v_min >= self.v_max:
+            raise ValueError(f'Categorical.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
+
+    def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
+        "The categorical Q-network on `net`'s body"
+        return CategoricalQNetwork(obs_example, n_actions, hidden, self.n_atoms, self.v_min, self.v_max, net=net, dueling=self.dueling)
+    def make_loss(self, online: nn.Module, gamma: float, target, bootstrap) -> C51Loss:
+        "C51's cross-entropy, the next action chosen by `bootstrap`'s rule"
+        return C51Loss(online, gamma, target=target, double=isinstance(bootstrap, DoubleBootstrap))
+

@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
-                       FINITE, LAYERS, FRACTION, BOOL)
+                       LAYERS, FRACTION)
 from ...callback import Callback
 from ...loss import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
@@ -25,18 +25,14 @@ from ...memory.frames import FrameReplay
 from ...memory.samplers import PrioritizedSampler
 from ...fast import adam
 from ...nets import QNetwork
-from ...noisy import noisy_layers, NoisyAgent, NoiseCallback
+from ...targets import target_copy
 from ...rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 from ...offpolicy import OffPolicyConfig, OffPolicyBatches
-from ...targets import target_copy, TargetNetworkCallback, HardUpdate, SoftUpdate
-from .double import DoubleBootstrap
-from .dueling import DuelingHead
-from .quantile import QuantileQNetwork, QRLoss
-from .categorical import CategoricalQNetwork, C51Loss
+
 
 # %% auto #0
-__all__ = ['HEADS', 'QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'DQNConfig', 'q_network',
-           'dqn_loss', 'dqn_callbacks', 'dqn_replay', 'dqn_agents']
+__all__ = ['QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'Prioritized', 'EpsilonGreedy',
+           'LinearHead', 'DQNConfig', 'dqn_loss', 'dqn_callbacks', 'dqn_replay']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #8a84aca0
 def td_target(reward_B,                             # rewards (discounted n-step sums for n > 1)
@@ -48,10 +44,12 @@ def td_target(reward_B,                             # rewards (discounted n-step
     return reward_B + gamma_B * (~terminated_B) * next_value_B
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #94f8740a
+@dataclass(frozen=True)
 class GreedyBootstrap:
     "V(s') = max over actions of the target network's Q(s', ·) (Mnih et al. 2015)"
     def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
         return target(next_obs).max(-1).values
+
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #c2cbc09b
 class DQNLoss:
@@ -94,164 +92,181 @@ class PriorityCallback(Callback):
         self.sampler = sampler
     def after_step(self): self.sampler.update_priorities(self.learn.batch.index, self.learn.loss_func.td)
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #prio0c01
+@dataclass(frozen=True)
+class Prioritized:
+    "Prioritized replay (Schaul et al. 2016): draw ∝ (|δ| + `eps`)^`alpha`, weigh by (N·P)^-β, β from `beta` to 1"
+    alpha: float = 0.6   # priority exponent (0 is uniform)
+    beta: float = 0.4    # initial importance-weight exponent, annealed linearly to 1 over the run's batches
+    eps: float = 1e-6    # added to |TD error|, so no transition stops being drawn
+    def __post_init__(self): check_fields(self, alpha=NON_NEGATIVE, beta=UNIT, eps=POSITIVE)
+
+    def sampler(self, n_batches: int, seed: int) -> PrioritizedSampler:
+        "The sampler of a run of `n_batches` batches"
+        return PrioritizedSampler(self.alpha, LinearSchedule(self.beta, 1., max(1, n_batches)), self.eps, seed=seed)
+
+
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #499def42
-@dataclass
-class _DQNSchedule(OffPolicyConfig):
-    "The DQN family's budget, replay, schedule, exploration by ε and network body (`DQNConfig` adds the variants)"
-    total_steps: int = 50_000     # env steps of the run
-    eval_every: int = 2_000       # env steps between evaluations
-    threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
-    lr: float = 2.3e-3            # Adam learning rate
-    bs: int = 64                  # transitions per gradient step
-    buffer: int = 100_000         # replay capacity
-    gamma: float = 0.99           # discount
-    n_step: int = 1               # n-step returns (1: plain one-step TD targets)
-    learning_starts: int = 1_000  # transitions stored before the first update
-    train_every: int = 256        # env steps per round of updates
-    updates: int = 128            # gradient steps per round
-    prioritized: bool = False     # prioritized replay (Schaul et al. 2016) instead of uniform
-    per_alpha: float = 0.6        # prioritized: priority exponent (0 is uniform)
-    per_beta: float = 0.4         # prioritized: initial importance-weight exponent, annealed linearly to 1 over the run's batches
-    per_eps: float = 1e-6         # prioritized: added to |TD error|, so no transition stops being drawn
-    eps_start: float = 1.0        # initial exploration rate
-    eps_end: float = 0.04         # final exploration rate
-    eps_fraction: float = 0.16    # fraction of the run over which ε decays linearly
-    hidden: tuple = (256, 256)    # hidden layer sizes of the Q-network's MLP body
-    net: str = 'mlp'              # the Q-network's body: 'mlp' (over `hidden`), 'nature_cnn' (Atari) or 'minatar' (`rlnb.nets.body`)
-    loss: str = 'huber'           # 'huber' or 'mse' (the categorical head has its own cross-entropy)
-    grad_clip: float | None = 10. # max gradient norm (None: no clipping)
-    max_restarts: int = 0         # times a failed async vector env is rebuilt (its episodes under way dropped) before the run fails
+@dataclass(frozen=True)
+class EpsilonGreedy:
+    "Explore ε-greedily, ε decaying linearly from `start` to `end` over the first `fraction` of the run's env steps"
+    start: float = 1.       # initial exploration rate
+    end: float = 0.04       # final exploration rate
+    fraction: float = 0.16  # fraction of the run over which ε decays
+    def __post_init__(self): check_fields(self, start=UNIT, end=UNIT, fraction=FRACTION)
+
+    def agents(self, net: nn.Module, space, seed: int, total_steps: int) -> tuple:
+        "`(agent, eval_agent)`: ε-greedy on `net`'s Q-values to collect, greedy to evaluate"
+        sched = LinearSchedule(self.start, self.end, max(1, int(self.fraction * total_steps)))
+        return Agent(net, EpsilonGreedySelector(int(space.n), sched, seed=seed), space), Agent(net, ArgmaxSelector(), space)
+    def prepare(self, net: nn.Module, seed: int): "Nothing to change in the network"
+    def callbacks(self, net: nn.Module) -> list: return []
+
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #83ec1d2f
-@dataclass
-class DQNConfig(_DQNSchedule):
-    "Hyperparameters of the DQN family"
-    target_update: str | None = None  # None (bootstrap from the online network), 'hard' (copy every `target_every` steps) or 'soft' (Polyak, `tau`)
-    target_every: int = 250       # hard target update: optimizer steps between copies
-    tau: float = 0.005            # soft target update: θ⁻ ← τθ + (1 - τ)θ⁻ after every step
-    bootstrap: str = 'greedy'     # V(s'): 'greedy' (max of the target net) or 'double' (target net at the online net's argmax)
-    head: str = 'linear'          # 'linear', 'dueling' (value + advantage streams), 'categorical' (C51's return distribution), 'quantile' (QR-DQN's quantiles), or 'dueling_categorical' / 'dueling_quantile' (both: Rainbow's head)
-    n_atoms: int = 51             # categorical head: atoms of the support
-    v_min: float = 0.             # categorical head: lowest return of the support
-    v_max: float = 100.           # categorical head: highest return of the support
-    n_quantiles: int = 50         # quantile heads: quantiles per action
-    exploration: str = 'epsilon'  # 'epsilon' (ε-greedy on the eps_* schedule) or 'noisy' (every linear layer noisy, greedy on new noise each step: Fortunato et al. 2018)
-    noisy_sigma0: float = 0.5     # noisy exploration: σ's initial scale, σ = noisy_sigma0 / √inputs per layer
-    adam_eps: float = 1e-8        # Adam's ε (the QR-DQN and Rainbow papers, sb3-contrib's QRDQN: 0.01 / 32 = 3.125e-4)
+@dataclass(frozen=True)
+class LinearHead:
+    "One Q-value per action from a linear layer (`QNetwork`), trained on the TD loss `DQNLoss`"
+    loss: str = 'huber'     # 'huber' or 'mse'
+    def __post_init__(self): check_fields(self, loss=one_of('huber', 'mse'))
+
+    def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
+        "The Q-network: `net`'s body (an MLP over `hidden`, or a CNN), then this head"
+        return QNetwork(obs_example, n_actions, hidden, net=net)
+    def make_loss(self, online: nn.Module, gamma: float, target, bootstrap) -> DQNLoss:
+        "Its loss: the TD loss with `bootstrap`, reading `target` (None: the online network)"
+        return DQNLoss(online, gamma, target=target, bootstrap=bootstrap, loss=self.loss)
+
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e096c187
+@dataclass
+class DQNConfig(OffPolicyConfig):
+    "Hyperparameters of the DQN family: the budget, the replay and its schedule, the network's body, then its parts"
+    total_steps: int = 50_000      # env steps of the run
+    eval_every: int = 2_000        # env steps between evaluations
+    threshold: float | None = 475  # evaluation mean that counts as solved (CartPole-v1: 475)
+    lr: float = 2.3e-3             # Adam learning rate
+    bs: int = 64                   # transitions per gradient step
+    buffer: int = 100_000          # replay capacity
+    gamma: float = 0.99            # discount
+    n_step: int = 1                # n-step returns (1: one-step TD targets)
+    learning_starts: int = 1_000   # transitions stored before the first update
+    train_every: int = 256         # env steps per round of updates
+    updates: int = 128             # gradient steps per round
+    hidden: tuple = (256, 256)     # hidden layers of the MLP body
+    net: str = 'mlp'               # the body: 'mlp', 'nature_cnn' (Atari) or 'minatar' (`rlnb.nets.body`)
+    grad_clip: float | None = 10.  # max gradient norm (None: no clipping)
+    max_restarts: int = 0          # rebuilds of a failed async vector env before the run fails
+    adam_eps: float = 1e-8         # Adam's ε (QR-DQN and Rainbow: 0.01 / 32 = 3.125e-4)
+    head: object = LinearHead()    # the Q-network's output and loss: `LinearHead`, `Dueling`, `Categorical`, `Quantile`
+    bootstrap: object = GreedyBootstrap()  # V(s'): `GreedyBootstrap` or `DoubleBootstrap` (10c)
+    target: object = None          # a target network: None, `HardTarget` or `SoftTarget` (10b)
+    exploration: object = EpsilonGreedy()  # `EpsilonGreedy`, or `Noisy` (10h)
+    prioritized: Prioritized | None = None  # prioritized replay; None: uniform
+
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #4a43f389
+_PARTS = dict(head=('network', 'make_loss'), bootstrap=('__call__',), exploration=('agents', 'prepare', 'callbacks'))
+
+def _part(name: str, methods: tuple) -> tuple:
+    "A field rule: a part of the kind `name` (a value with `methods`), not a word"
+    a = 'an' if name[0] in 'aeiou' else 'a'
+    return (lambda v: not isinstance(v, str) and all(hasattr(v, m) for m in methods), f'{a} {name} part (a value), not a word')
+
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #postinit
 @patch
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
-    check_fields(self, **dict.fromkeys(('n_step', 'target_every', 'n_atoms', 'n_quantiles'), POSITIVE_INT),
-                 **dict.fromkeys(('eps_start', 'eps_end', 'per_beta'), UNIT), eps_fraction=FRACTION,
-                 hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'), loss=one_of('huber', 'mse'), max_restarts=NON_NEGATIVE_INT,
-                 prioritized=BOOL, per_alpha=NON_NEGATIVE, per_eps=POSITIVE, tau=FRACTION,
-                 target_update=one_of(None, 'hard', 'soft'), bootstrap=one_of('greedy', 'double'), head=one_of(*HEADS),
-                 v_min=FINITE, v_max=FINITE, exploration=one_of('epsilon', 'noisy'), noisy_sigma0=POSITIVE, adam_eps=POSITIVE)
-    if self.learning_starts < self.bs: raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: the first batch needs bs = {self.bs} stored transitions.')
-    if self.head.endswith('categorical') and self.v_min >= self.v_max: raise ValueError(f'DQNConfig.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
-    if self.bootstrap == 'double' and self.target_update is None: raise ValueError("DQNConfig.bootstrap = 'double' needs a target network: set target_update='hard' or 'soft'.")
+    check_fields(self, n_step=POSITIVE_INT, hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'),
+                 max_restarts=NON_NEGATIVE_INT, adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PARTS.items()},
+                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, SoftTarget)'),
+                 prioritized=(lambda v: v is None or isinstance(v, Prioritized), 'None or Prioritized(...)'))
+    if self.learning_starts < self.bs:
+        raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: '
+                         f'the first batch needs bs = {self.bs} stored transitions.')
     if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.runners):
-        raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and collects in this process: drop replay_monitor, max_use, max_age and runners.")
-    if self.exploration == 'noisy' and self.runners: raise ValueError("DQNConfig.exploration = 'noisy' draws its noise in the learner's network, and Ray runners would all draw the same: set runners=0, or exploration='epsilon'.")
-    if self.prioritized and (self.max_use or self.max_age): raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=False, or drop the cap (replay_monitor alone works with both).')
+        raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and collects "
+                         "in this process: drop replay_monitor, max_use, max_age and runners.")
+    if self.prioritized and (self.max_use or self.max_age):
+        raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=None, '
+                         'or drop the cap (replay_monitor alone works with both).')
+    for part in (self.head, self.bootstrap, self.target, self.exploration):
+        if hasattr(part, 'check'): part.check(self)
 
-HEADS = ('linear', 'dueling', 'categorical', 'dueling_categorical', 'quantile', 'dueling_quantile')   # `DQNConfig.head`: the Q-network's output
-_CATEGORICAL = ('head', ('categorical', 'dueling_categorical'))
-_NEEDS = dict(target_every=('target_update', 'hard'), tau=('target_update', 'soft'), per_alpha=('prioritized', True), per_beta=('prioritized', True),
-              per_eps=('prioritized', True), hidden=('net', 'mlp'), n_atoms=_CATEGORICAL, v_min=_CATEGORICAL, v_max=_CATEGORICAL,
-              n_quantiles=('head', ('quantile', 'dueling_quantile')), noisy_sigma0=('exploration', 'noisy'),
-              **dict.fromkeys(('eps_start', 'eps_end', 'eps_fraction'), ('exploration', 'epsilon')))
 
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #unused01
 @patch
 def unused(self: DQNConfig,
            names                           # field names a user set
           ) -> list:
-    "Those of `names` that this config's switches leave without effect, each with the switch it needs (`tau` without a soft target update, say)"
-    return OffPolicyConfig.unused(self, names) + [f"{n} (it needs {k}={' or '.join(map(repr, v)) if isinstance(v, tuple) else repr(v)})" for n in names if n in _NEEDS for k, v in [_NEEDS[n]]
-                                          if getattr(self, k) not in (v if isinstance(v, tuple) else (v,))]
+    "Those of `names` without effect here: the runners' settings without runners, `hidden` without the MLP body"
+    return OffPolicyConfig.unused(self, names) + (["hidden (it needs net='mlp')"] if 'hidden' in names and self.net != 'mlp' else [])
 
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #1fd81ca5
-def q_network(cfg: DQNConfig,                       # the config (`head`, `net`, `hidden`, the support)
-              obs_example,                          # a batch of observations, for the input size
-              n_actions: int                        # one output per action
-             ) -> nn.Module:
-    "The Q-network `cfg.head` names: `QNetwork` with a linear or dueling head, `CategoricalQNetwork` or `QuantileQNetwork` (dueling or not)"
-    dueling = cfg.head.startswith('dueling_')
-    if cfg.head.endswith('quantile'): return QuantileQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_quantiles, net=cfg.net, dueling=dueling)
-    if cfg.head.endswith('categorical'): return CategoricalQNetwork(obs_example, n_actions, cfg.hidden, cfg.n_atoms, cfg.v_min, cfg.v_max, net=cfg.net, dueling=dueling)
-    return QNetwork(obs_example, n_actions, cfg.hidden, head=DuelingHead if cfg.head == 'dueling' else None, net=cfg.net)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
-def dqn_loss(cfg: DQNConfig,                       # the config (`target_update`, `bootstrap`, `head`, `gamma`, `loss`)
+def dqn_loss(cfg: DQNConfig,                       # the config: its head, bootstrap, target and discount
              net: nn.Module):                      # the online network
-    "The loss for `net` that `cfg` names: C51's cross-entropy, QR-DQN's quantile Huber loss or the TD loss with its bootstrap, reading a frozen copy of `net` if `cfg.target_update`"
-    target, double = target_copy(net) if cfg.target_update else None, cfg.bootstrap == 'double'
-    if cfg.head.endswith('categorical'): return C51Loss(net, cfg.gamma, target=target, double=double)
-    if cfg.head.endswith('quantile'): return QRLoss(net, cfg.gamma, target=target, double=double)
-    return DQNLoss(net, cfg.gamma, target=target, bootstrap=DoubleBootstrap() if double else GreedyBootstrap(), loss=cfg.loss)
+    "The loss `cfg.head` makes for `net`, reading a frozen copy of `net` if `cfg.target` is set"
+    return cfg.head.make_loss(net, cfg.gamma, target_copy(net) if cfg.target else None, cfg.bootstrap)
 
-def dqn_callbacks(cfg: DQNConfig,                     # the run's config: its target update and prioritized replay
-                  loss,                               # the `DQNLoss` whose target network is updated
-                  sampler                             # the prioritized sampler whose priorities are written back (None: uniform)
+def dqn_callbacks(cfg: DQNConfig,                  # the run's config: its exploration and target
+                  loss,                            # the loss whose target network is updated
+                  sampler                          # the prioritized sampler to write back to (None: uniform)
                  ) -> list:
-    "The target network's updates, the priorities' write-back and new noise before each update, where `cfg` asks for them"
-    cbs = [NoiseCallback(loss.online)] if cfg.exploration == 'noisy' else []
-    cbs += [TargetNetworkCallback(loss.target, loss.online, HardUpdate(cfg.target_every) if cfg.target_update == 'hard' else SoftUpdate(cfg.tau))] if cfg.target_update else []
+    "The exploration's callbacks, the target network's updates and the priorities' write-back, where `cfg` has them"
+    cbs = [*cfg.exploration.callbacks(loss.online), *([cfg.target.callback(loss.target, loss.online)] if cfg.target else [])]
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
+
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
 def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prioritized replay and monitor settings
                envs,                                  # the run's envs: their spaces shape the storage
                seed: int                              # seeds the sampler
               ) -> tuple:
-    "`(replay, callbacks)`: the run's replay, allocated now (a buffer that cannot fit fails here), by priority where `cfg` asks, and its monitor's callbacks; Atari's stacked frames go to a `FrameReplay` (each frame once, n-step returns when sampling)"
-    sampler = PrioritizedSampler(cfg.per_alpha, LinearSchedule(cfg.per_beta, 1., max(1, cfg.n_batches())), cfg.per_eps, seed=seed) if cfg.prioritized else None
-    if cfg.preprocess == 'atari':
-        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed, example=example_step(envs)), []
+    "`(replay, callbacks)`: the replay, allocated now, and its monitor's callbacks; Atari's frames in a `FrameReplay`"
+    sampler = cfg.prioritized.sampler(cfg.n_batches(), seed) if cfg.prioritized else None
+    if cfg.preprocess == 'atari':   # each frame once, n-step returns when sampling
+        ex = example_step(envs)
+        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed, example=ex), []
     example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
-    return cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.torch_device, seed=seed, monitor=m, example=example))
+    replay = lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.torch_device, seed=seed, monitor=m, example=example)
+    return cfg.monitored_replay(replay)
 
-# %% ../../../nbs/10a_agents.dqn.core.ipynb #8115316e
-def dqn_agents(cfg: DQNConfig,                        # the run's config: its exploration
-               net: nn.Module,                        # the Q-network both act with
-               space,                                 # the envs' action space
-               seed: int                              # seeds ε-greedy's draws
-              ) -> tuple:
-    "`(agent, eval_agent)`: the one that collects (ε-greedy on `net`'s Q-values, or greedy on new noise with `exploration='noisy'`) and the greedy one evaluation uses (a noisy network's means)"
-    if cfg.exploration == 'noisy': return NoisyAgent(net, space), NoisyAgent(net, space)
-    sel = EpsilonGreedySelector(int(space.n), LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seed)
-    return Agent(net, sel, space), Agent(net, ArgmaxSelector(), space)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #f1c9a1d3
 @patch
 def build(self: DQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(6)
-    if cfg.max_restarts and run.envs is not None: raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
+    if cfg.max_restarts and run.envs is not None:
+        raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot
     space = envs.single_action_space
-    EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for unsupported action spaces
+    EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for other action spaces
     obs_example = example_obs(envs)
     def nets():
-        net = q_network(cfg, obs_example, int(space.n)).to(cfg.torch_device)
-        if cfg.exploration == 'noisy': noisy_layers(net, cfg.noisy_sigma0, seeds[5].int())   # every linear layer: Rainbow's
+        net = cfg.head.network(obs_example, int(space.n), cfg.hidden, cfg.net).to(cfg.torch_device)
+        cfg.exploration.prepare(net, seeds[5].int())   # noisy layers, say
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), nets)   # weights from the run's seed; the caller's generator untouched
-    agent, eval_agent = dqn_agents(cfg, net, space, seeds[1].int())
+    agent, eval_agent = cfg.exploration.agents(net, space, seeds[1].int(), cfg.total_steps)
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
-        n = envs.num_envs
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=lambda: run_envs(run.env_id, n, cfg=cfg), max_restarts=cfg.max_restarts)
-        return col if cfg.n_step == 1 or cfg.preprocess == 'atari' else NStepReturns(col, cfg.n_step, cfg.gamma, n)   # a frame replay sums n-step returns itself
+        n, again = envs.num_envs, lambda: run_envs(run.env_id, envs.num_envs, cfg=cfg)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=again, max_restarts=cfg.max_restarts)
+        if cfg.n_step == 1 or cfg.preprocess == 'atari': return col   # a frame replay sums n-step returns itself
+        return NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, eval_agent, seeds[4].int(), run.eval_envs)
-    losses = [ModelLoss(net, loss, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b, max_grad_norm=cfg.grad_clip)]
-    sampler = replay.sampler if cfg.prioritized else None
-    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, [*dqn_callbacks(cfg, loss, sampler), *monitor_cbs, *run.cbs], run.progress)
+    losses = [ModelLoss(net, loss, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b,
+                        max_grad_norm=cfg.grad_clip)]
+    cbs = [*dqn_callbacks(cfg, loss, replay.sampler if cfg.prioritized else None), *monitor_cbs, *run.cbs]
+    return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, cbs, run.progress)
+
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
-QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1, eps_fraction=0.5,
-                           hidden=(64, 64), loss='mse', eval_every=2_000, eval_episodes=10, threshold=None)   # learns CartPole a little in seconds: for tests and first runs
+QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1,
+                           hidden=(64, 64), head=LinearHead('mse'), exploration=EpsilonGreedy(fraction=0.5),
+                           eval_every=2_000, eval_episodes=10, threshold=None)   # learns CartPole a little in seconds

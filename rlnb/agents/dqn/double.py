@@ -6,15 +6,24 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.double.html.md"""
 
 # %% ../../../nbs/10c_agents.dqn.double.ipynb #f3c4005c
 from __future__ import annotations
+from dataclasses import dataclass
 import torch
 from torch import nn
+
 
 # %% auto #0
 __all__ = ['DoubleBootstrap']
 
 # %% ../../../nbs/10c_agents.dqn.double.ipynb #9e5708ab
+@dataclass(frozen=True)
 class DoubleBootstrap:
     "V(s') = target Q at the online network's greedy action (van Hasselt et al. 2016)"
     def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
         a_B = online(next_obs).argmax(-1, keepdim=True)
         return target(next_obs).gather(1, a_B)[:, 0]
+    def check(self, cfg):
+        "Refuse a config with no target network: the rule reads one"
+        if cfg.target is None:
+            raise ValueError(f"{type(cfg).__name__}.bootstrap = DoubleBootstrap() needs a target network: "
+                             "set target=HardTarget() or SoftTarget().")
+

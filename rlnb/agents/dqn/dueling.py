@@ -6,10 +6,14 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.dueling.html.md"""
 
 # %% ../../../nbs/10d_agents.dqn.dueling.ipynb #823bfb30
 from __future__ import annotations
+from dataclasses import dataclass
 from torch import nn
+from ...nets import QNetwork
+from .core import LinearHead
+
 
 # %% auto #0
-__all__ = ['DuelingHead']
+__all__ = ['DuelingHead', 'Dueling']
 
 # %% ../../../nbs/10d_agents.dqn.dueling.ipynb #15a629af
 class DuelingHead(nn.Module):
@@ -22,3 +26,12 @@ class DuelingHead(nn.Module):
     def forward(self, h):
         a_BA = self.advantage(h)
         return self.value(h) + a_BA - a_BA.mean(-1, keepdim=True)
+
+# %% ../../../nbs/10d_agents.dqn.dueling.ipynb #duelc001
+@dataclass(frozen=True)
+class Dueling(LinearHead):
+    "`LinearHead` with the dueling head: a value stream and centred advantages (Wang et al. 2016)"
+    def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
+        "The Q-network: `net`'s body, then `DuelingHead`"
+        return QNetwork(obs_example, n_actions, hidden, head=DuelingHead, net=net)
+

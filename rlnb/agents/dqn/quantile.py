@@ -6,15 +6,18 @@ Docs: https://rlnb.github.io/rlnb/agents.dqn.quantile.html.md"""
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #876a7f06
 from __future__ import annotations
+from dataclasses import dataclass
 import torch
 from torch import nn
 import torch.nn.functional as F
-from ...core import Step
+from ...core import Step, check_fields, POSITIVE_INT, BOOL
 from ...memory.experience_replay import ReplayBatch
 from ...nets import flatten_obs, body
+from .double import DoubleBootstrap
+
 
 # %% auto #0
-__all__ = ['quantile_huber_loss', 'QuantileQNetwork', 'QRLoss']
+__all__ = ['quantile_huber_loss', 'QuantileQNetwork', 'QRLoss', 'Quantile']
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #a19b87c7
 def quantile_huber_loss(theta_BN,                              # predicted quantiles, at `tau_N`
@@ -78,3 +81,19 @@ class QRLoss:
         loss_B = quantile_huber_loss(pred['quantiles'][torch.arange(len(s.action)), s.action.long()], self.target_quantiles(s), self.online.tau)
         self.td = loss_B.detach()
         return (loss_B * batch.weight).mean() if batch.weight is not None else loss_B.mean()
+
+# %% ../../../nbs/10g_agents.dqn.quantile.ipynb #qrpart01
+@dataclass(frozen=True)
+class Quantile:
+    "QR-DQN's head: `n_quantiles` quantiles of the return per action, trained by `QRLoss`"
+    n_quantiles: int = 50    # N
+    dueling: bool = False    # value and centred advantage streams per quantile (Rainbow's head)
+    def __post_init__(self): check_fields(self, n_quantiles=POSITIVE_INT, dueling=BOOL)
+
+    def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
+        "The quantile Q-network on `net`'s body"
+        return QuantileQNetwork(obs_example, n_actions, hidden, self.n_quantiles, net=net, dueling=self.dueling)
+    def make_loss(self, online: nn.Module, gamma: float, target, bootstrap) -> QRLoss:
+        "The quantile Huber loss, a* chosen by `bootstrap`'s rule"
+        return QRLoss(online, gamma, target=target, double=isinstance(bootstrap, DoubleBootstrap))
+

@@ -41,9 +41,7 @@ def clip_grad_norm(params: list,          # the parameters whose gradients are r
     if not grads: return torch.zeros(())
     if _fallback('clip_grad_norm', _lacks(torch, '_foreach_norm', '_foreach_mul_')): return torch.nn.utils.clip_grad_norm_(params, max_norm, foreach=False)
     norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    coef = max_norm / (norm + 1e-6)
-    if norm.device.type != 'cpu': torch._foreach_mul_(grads, coef.clamp(max=1.))   # by 1.0 within the bound (exact): a GPU never waits here
-    elif coef < 1: torch._foreach_mul_(grads, coef)                                # the CPU reads it at no cost: past the bound only
+    torch._foreach_mul_(grads, (max_norm / (norm + 1e-6)).clamp(max=1.))   # by 1.0 within the bound (exact): no value read, so a GPU never waits here
     return norm
 
 # %% ../nbs/00b_fast.ipynb #a821e315

@@ -41,7 +41,8 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
     t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how; before the first, from step 0); --resume auto: start the run in --out, or continue it if it is there (for job scripts that a scheduler repeats)')
     t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
-    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='change one hyperparameter (repeatable): --set lr=0.001 --set head=dueling --set target.every_opt_steps=500')
+    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings',
+                   help='change one hyperparameter (repeatable): --set lr=0.001 --set head=dueling --set head.loss=mse')
     t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
     t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
 

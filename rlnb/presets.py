@@ -37,7 +37,7 @@ __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 
 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
-                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized)}   # every part a config.json may name
+                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -55,6 +55,8 @@ def config_data(cfg: RunConfig                       # a config (its parts too)
 
 
 # %% ../nbs/19b_presets.ipynb #partval1
+_tuple = lambda v: tuple(v) if isinstance(v, list) else v   # JSON's lists as the tuples a config holds
+
 def part_value(slot: str,                              # the config field: 'head', 'target', ...
                v,                                      # a part, a word, `{'kind': ...}`, True/False, or None
                algo: str = ''):                        # the algorithm's name, for messages
@@ -64,7 +66,7 @@ def part_value(slot: str,                              # the config field: 'head
     if v is None or is_dataclass(v) and not isinstance(v, type): return v
     if isinstance(v, str) and v.lower() in words: return (lambda make: make() if make else None)(words[v.lower()])
     if isinstance(v, dict) and v.get('kind') in PARTS:
-        return PARTS[v['kind']](**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items() if k != 'kind'})
+        return PARTS[v['kind']](**{k: _tuple(x) for k, x in v.items() if k != 'kind'})
     kinds = [c.__name__ for c in PARTS.values() if any(c is w or getattr(w, 'func', None) is c for w in words.values())]
     raise ValueError(f"{algo or 'this config'}: {slot} = {v!r} is not a {slot}: use one of {', '.join(words)} "
                      f"(--set {slot}=WORD), or in Python a part: {', '.join(kinds)}.")
@@ -72,8 +74,10 @@ def part_value(slot: str,                              # the config field: 'head
 
 # %% ../nbs/19b_presets.ipynb #44f5721c
 _FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): each part's field
-    target_every=('target', 'every_opt_steps'), tau=('target', 'tau'), loss=('head', 'loss'), n_atoms=('head', 'n_atoms'),
-    v_min=('head', 'v_min'), v_max=('head', 'v_max'), n_quantiles=('head', 'n_quantiles'), eps_start=('exploration', 'start'),
+    target_every=('target', 'every_opt_steps'), tau=('target', 'tau'), loss=('head', 'loss'),
+    n_atoms=('head', 'n_atoms'),
+    v_min=('head', 'v_min'), v_max=('head', 'v_max'), n_quantiles=('head', 'n_quantiles'),
+    eps_start=('exploration', 'start'),
     eps_end=('exploration', 'end'), eps_fraction=('exploration', 'fraction'), noisy_sigma0=('exploration', 'sigma0'),
     per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'))
 
@@ -92,9 +96,11 @@ def _where(cfg: RunConfig, name: str) -> tuple:
 def _unknown(cfg: RunConfig, name: str, algo: str) -> ValueError:
     "The error for a name `cfg` has no field for, with the closest one"
     known = [f.name for f in fields(cfg)]
-    dotted = [f'{s}.{f.name}' for s in known if s in WORDS and is_dataclass(getattr(cfg, s)) for f in fields(getattr(cfg, s))]
+    parts = {s: getattr(cfg, s) for s in known if s in WORDS and is_dataclass(getattr(cfg, s))}
+    dotted = [f'{s}.{f.name}' for s, part in parts.items() for f in fields(part)]
     close = difflib.get_close_matches(name, known + dotted + [k for k, (s, _) in _FLAT.items() if s in known], n=1)
-    return ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {name!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+    hint = f' (did you mean {close[0]!r}?)' if close else ''
+    return ValueError(f"{algo or type(cfg).__name__} has no hyperparameter {name!r}{hint}; "
                       f"its hyperparameters: {', '.join(known)}.")
 
 def _no_field(cfg, slot: str, attr: str, name: str, part, algo: str) -> ValueError:
@@ -102,7 +108,8 @@ def _no_field(cfg, slot: str, attr: str, name: str, part, algo: str) -> ValueErr
     words = [w for w, c in WORDS[slot].items() if c and attr in {f.name for f in fields(getattr(c, 'func', c))}]
     if not words: return _unknown(cfg, name, algo)
     has = f"{slot}={part!r}" if part is not None else f"{slot}=None"
-    return ValueError(f"{algo or type(cfg).__name__}: {name} is a field of {' or '.join(words)} {slot}, and this config has {has}: "
+    return ValueError(f"{algo or type(cfg).__name__}: {name} is a field of {' or '.join(words)} {slot}, "
+                      f"and this config has {has}: "
                       f"set {slot}={words[0]} too, or drop {name}.")
 
 
@@ -118,14 +125,14 @@ def with_changes(cfg: RunConfig,                       # the config to start fro
         slot, attr = _where(cfg, name)
         if slot is None: raise _unknown(cfg, name, algo)
         if attr: sets.append((slot, attr, name, v))
-        elif slot in WORDS and slot in (f.name for f in fields(cfg)): parts[slot] = part_value(slot, v, algo)
-        else: plain[slot] = tuple(v) if isinstance(v, list) else v
+        elif slot in WORDS: parts[slot] = part_value(slot, v, algo)
+        else: plain[slot] = _tuple(v)
     for slot, attr, name, v in sets:
         part = parts.get(slot, getattr(cfg, slot))
         if part is None or attr not in {f.name for f in fields(part)}:
             if lenient: continue
             raise _no_field(cfg, slot, attr, name, part, algo)
-        parts[slot] = replace(part, **{attr: tuple(v) if isinstance(v, list) else v})
+        parts[slot] = replace(part, **{attr: _tuple(v)})
     return replace(cfg, **plain, **parts)
 
 
@@ -148,13 +155,14 @@ class Preset:
         return with_changes(self.cfg, changes, self.algo).learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
-_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3, learning_starts=1000,
-                      train_every=2, updates=1, exploration=EpsilonGreedy(1., 0.02, 0.2), hidden=(128, 128), grad_clip=10.,
-                      eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
+_CARTPOLE = DQNConfig(total_steps=50_000, n_envs=4, lr=1e-3, bs=64, buffer=50_000, gamma=0.99, n_step=3,
+                      learning_starts=1000, train_every=2, updates=1, exploration=EpsilonGreedy(1., 0.02, 0.2),
+                      hidden=(128, 128), grad_clip=10., eval_every=2_000, eval_episodes=20, eval_envs=10, threshold=475)
 _TARGET = replace(_CARTPOLE, target=HardTarget(250))
 # rl-baselines3-zoo's qrdqn.yml (CartPole-v1): its dqn.yml with 10 quantiles and a target copy after each round
-_QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, updates=128, exploration=EpsilonGreedy(1., 0.04, 0.16),
-                 hidden=(256, 256), target=HardTarget(128), head=Quantile(10))
+_QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, updates=128,
+                 exploration=EpsilonGreedy(1., 0.04, 0.16), hidden=(256, 256), target=HardTarget(128),
+                 head=Quantile(10))
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
 _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64, hidden=(64, 64),
                           eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
@@ -162,40 +170,52 @@ _MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000,
 
 # %% ../nbs/19b_presets.ipynb #71e3a7fb
 # Atari: rl-baselines3-zoo's settings (dqn.yml, ppo.yml: 'atari'), which CleanRL's dqn_atari.py and ppo_atari.py share but for DQN's buffer (1M there) and PPO's clip range (constant there)
-_DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=100_000,
-                       train_every=4, updates=1, target=HardTarget(250), exploration=EpsilonGreedy(1., 0.01, 0.1), grad_clip=10.,
-                       net='nature_cnn', preprocess='atari', eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)   # a target copy every 1,000 env steps
+_DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99,
+                       learning_starts=100_000, train_every=4, updates=1,
+                       target=HardTarget(250),   # a target copy every 1,000 env steps
+                       exploration=EpsilonGreedy(1., 0.01, 0.1), grad_clip=10., net='nature_cnn', preprocess='atari',
+                       eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
 _PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear', gamma=0.99, gae_lambda=0.95,
                        clip=0.1, clip_schedule='linear', vf_coef=0.5, ent_coef=0.01, grad_clip=0.5, net='nature_cnn', shared=True, preprocess='atari',
                        eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
 # MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1 over 100k steps, lr 2.5e-4; Adam for its RMSprop)
-_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99, learning_starts=5_000,
-                         train_every=1, updates=1, target=HardTarget(1_000), exploration=EpsilonGreedy(1., 0.1, 0.02), grad_clip=None,
-                         net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99,
+                         learning_starts=5_000, train_every=1, updates=1, target=HardTarget(1_000),
+                         exploration=EpsilonGreedy(1., 0.1, 0.02), grad_clip=None, net='minatar', preprocess='minatar',
+                         eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # Rainbow on Atari: Hessel et al. 2018, table 1 (lr 6.25e-5, n = 3, replay 1M from 80k frames, a target copy every 32k frames, PER α 0.5 and β 0.4 → 1, 51 atoms on ±10, σ0 0.5); Adam's ε at our default
-_RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000, target=HardTarget(2_000),
-                         prioritized=Prioritized(alpha=0.5, beta=0.4), head=Categorical(51, -10., 10., dueling=True),
-                         bootstrap=DoubleBootstrap(), exploration=Noisy())
+_RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000,
+                         target=HardTarget(2_000), prioritized=Prioritized(alpha=0.5, beta=0.4),
+                         head=Categorical(51, -10., 10., dueling=True), bootstrap=DoubleBootstrap(),
+                         exploration=Noisy())
 # Rainbow on MinAtar: "Revisiting Rainbow" (Obando-Ceron and Castro 2021; Dopamine's settings: lr 1e-4, batch 32, n = 3, replay 100k from 1,000, an update every 4 steps,
 # a target copy every 1,000 steps, 51 atoms on ±100, 10M steps), noisy, dueling and double as in their full Rainbow; PER's β annealed as Hessel et al.'s
-_RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3, learning_starts=1_000,
-                             train_every=4, updates=1, target=HardTarget(250), prioritized=Prioritized(alpha=0.5, beta=0.4),
-                             head=Categorical(51, -100., 100., dueling=True), bootstrap=DoubleBootstrap(), exploration=Noisy(),
-                             grad_clip=None, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+_RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3,
+                             learning_starts=1_000, train_every=4, updates=1, target=HardTarget(250),
+                             prioritized=Prioritized(alpha=0.5, beta=0.4), bootstrap=DoubleBootstrap(),
+                             head=Categorical(51, -100., 100., dueling=True), exploration=Noisy(), grad_clip=None,
+                             net='minatar',
+                             preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
 _PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clip=0.2, n_epochs=8, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
 # %% ../nbs/19b_presets.ipynb #94405ff9
 PRESETS = {p.algo: p for p in [
-    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, head=LinearHead('mse'), lr=2e-3), 'DQN without a target network (squared loss)'),
+    Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, head=LinearHead('mse'), lr=2e-3),
+           'DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
-    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=Prioritized()), 'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
-    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap()), 'Double DQN (van Hasselt et al. 2016)'),
-    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap(), head=Dueling()), 'Dueling Double DQN (Wang et al. 2016)'),
-    Preset('c51', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100.)), 'Categorical DQN (Bellemare et al. 2017)'),
+    Preset('prioritized_dqn', 'CartPole-v1', replace(_TARGET, prioritized=Prioritized()),
+           'DQN with a target network and prioritized replay (Schaul et al. 2016)'),
+    Preset('double_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap()),
+           'Double DQN (van Hasselt et al. 2016)'),
+    Preset('dueling_dqn', 'CartPole-v1', replace(_TARGET, bootstrap=DoubleBootstrap(), head=Dueling()),
+           'Dueling Double DQN (Wang et al. 2016)'),
+    Preset('c51', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100.)),
+           'Categorical DQN (Bellemare et al. 2017)'),
     Preset('qrdqn', 'CartPole-v1', _QRDQN, 'QR-DQN (Dabney et al. 2018) with rl-baselines3-zoo\'s settings for sb3-contrib on CartPole: 10 quantiles, 128 updates every 256 steps, the target copied after each round'),
-    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100., dueling=True), bootstrap=DoubleBootstrap(),
-                                              prioritized=Prioritized(alpha=0.5), exploration=Noisy(0.1)),
+    Preset('rainbow', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100., dueling=True),
+                                              bootstrap=DoubleBootstrap(), prioritized=Prioritized(alpha=0.5),
+                                              exploration=Noisy(0.1)),
            'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, prioritized replay'),
     Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
     Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
@@ -217,7 +237,8 @@ PRESETS = {p.algo: p for p in [
 ]}
 
 # %% ../nbs/19b_presets.ipynb #720705a0
-_CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4, buffer=200_000,
+_CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4,
+                               buffer=200_000,
                                target=HardTarget(1_000), exploration=EpsilonGreedy(end=0.05, fraction=0.3),
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')   # bench/selfplay.py's mirror runs (90_benchmarks)
 
@@ -275,7 +296,7 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
     try: check_seed(meta['seed'])
     except ValueError as e: raise CheckpointError(f"'{where}': " + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
     base = get_preset(meta['algo'])
-    cfg = with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo'], lenient=True)   # an older rlnb's flat fields too
+    cfg = with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo'], lenient=True)   # old fields too
     return Preset(meta['algo'], meta['env'], cfg, base.summary)
 
 # %% ../nbs/19b_presets.ipynb #fa0e7f9b
@@ -347,7 +368,8 @@ def parse_settings(cfg: RunConfig,                       # the config whose fiel
         try: out[name] = _read(text, kind)
         except ValueError:
             what, eg = _KINDS.get(kind.replace(' | None', ''), ('a value', ''))
-            raise ValueError(f"--set {s}: {name} takes {what}{' or none' if 'None' in kind else ''} (e.g. --set {name}={eg}), "
+            none = ' or none' if 'None' in kind else ''
+            raise ValueError(f"--set {s}: {name} takes {what}{none} (e.g. --set {name}={eg}), "
                              f"not {text!r}.") from None
     return out
 

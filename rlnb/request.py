@@ -85,7 +85,7 @@ def check_device(device: str                           # a torch device name: 'c
 def check_effective(cfg: RunConfig,        # the config after the changes
                     names,                 # the fields the user changed
                     algo: str = ''):       # the algorithm's name, for the message
-    "Refuse changes that `cfg`'s switches leave without effect (`--set fragment=64` without runners): a silent no-op would mislead"
+    "Refuse changes that `cfg`'s switches leave without effect (`--set fragment=64` without runners): no silent no-op"
     unused = cfg.unused(names)
     if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
 

@@ -153,7 +153,7 @@ class SelfPlayConfig(DQNConfig):
     mirror: bool = False          # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
     head: object = LinearHead('mse')   # the TD loss on the board network's Q-values
     target: object = HardTarget(500)   # a target network, copied every 500 updates
-    exploration: object = EpsilonGreedy(end=0.1, fraction=0.5)   # ε from 1 to 0.1 over half the run: both seats keep meeting new positions
+    exploration: object = EpsilonGreedy(end=0.1, fraction=0.5)   # ε 1 -> 0.1 over half the run: new positions
     eval_every: int = 10_000      # transitions between evaluations
     eval_episodes: int = 100      # greedy games per seat at each evaluation
     eval_opponent: str = 'random' # whom those games are against: a fixed player of `HEURISTICS` ('random', 'minimax' for tic-tac-toe, 'lookahead' for Connect Four)
@@ -168,9 +168,9 @@ def __post_init__(self: SelfPlayConfig):
     DQNConfig.__post_init__(self)
     check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, pool_eps=UNIT, conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS))
     for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'),
-                          ('head', type(self.head) is LinearHead, 'the board network has a linear head, whose Q-values mask illegal moves'),
-                          ('exploration', type(self.exploration) is EpsilonGreedy, 'the players explore ε-greedily among the legal moves'),
-                          ('prioritized', self.prioritized is None, 'the battles store their moves in a uniform replay'),
+                          ('head', type(self.head) is LinearHead, 'the board network has a linear head'),
+                          ('exploration', type(self.exploration) is EpsilonGreedy, 'the players explore ε-greedily'),
+                          ('prioritized', self.prioritized is None, 'the battles store moves in a uniform replay'),
                           ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
         if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
@@ -345,8 +345,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
-        e = cfg.exploration
-        return Agent(net, MaskedEpsilonGreedySelector(n, LinearSchedule(e.start, e.end, max(1, int(e.fraction * cfg.total_steps) // share)), seed=seed))
+        return Agent(net, MaskedEpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps, share), seed=seed))
     rival = cfg.opponent == 'rival'
     agent, model = explorer(net, seeds[1].int(), 2 if rival else 1), net
     pool = SnapshotPool(net, n, cfg.pool, cfg.pool_eps, seed=seeds[5].int() % 2**31) if cfg.opponent == 'pool' else None

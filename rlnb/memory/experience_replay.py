@@ -381,7 +381,7 @@ def load_state_dict(self: ExperienceReplay, state: dict):
     saved, mine = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler'), type(self.sampler).__name__
     if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):   # a sampler of the user's own: its load decides
         raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with a {saved} "
-                         f"({'DQNConfig(prioritized=Prioritized())' if saved == 'PrioritizedSampler' else 'DQNConfig(prioritized=None)'}).")
+                         f"(DQNConfig(prioritized={'Prioritized()' if saved == 'PrioritizedSampler' else 'None'})).")
     if state['storage'] is not None:
         s = state['storage']
         self._allocate(from_plain(s['example'])).load_state_dict(s)

@@ -104,11 +104,13 @@ class Categorical:
     def __post_init__(self):
         check_fields(self, n_atoms=POSITIVE_INT, v_min=FINITE, v_max=FINITE, dueling=BOOL)
         if self.v_min >= self.v_max:
-            raise ValueError(f'Categorical.v_min = {self.v_min} must be below v_max = {self.v_max}: they bound the support of returns.')
+            raise ValueError(f'Categorical.v_min = {self.v_min} must be below v_max = {self.v_max}: '
+                             'they bound the support of returns.')
 
     def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
         "The categorical Q-network on `net`'s body"
-        return CategoricalQNetwork(obs_example, n_actions, hidden, self.n_atoms, self.v_min, self.v_max, net=net, dueling=self.dueling)
+        z = self.n_atoms, self.v_min, self.v_max
+        return CategoricalQNetwork(obs_example, n_actions, hidden, *z, net=net, dueling=self.dueling)
     def make_loss(self, online: nn.Module, gamma: float, target, bootstrap) -> C51Loss:
         "C51's cross-entropy, the next action chosen by `bootstrap`'s rule"
         return C51Loss(online, gamma, target=target, double=isinstance(bootstrap, DoubleBootstrap))

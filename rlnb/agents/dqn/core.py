@@ -115,10 +115,13 @@ class EpsilonGreedy:
     fraction: float = 0.16  # fraction of the run over which ε decays
     def __post_init__(self): check_fields(self, start=UNIT, end=UNIT, fraction=FRACTION)
 
+    def schedule(self, total_steps: int, share: int = 1) -> LinearSchedule:
+        "ε over a run of `total_steps` env steps, of which one actor takes `1 / share`"
+        return LinearSchedule(self.start, self.end, max(1, int(self.fraction * total_steps) // share))
     def agents(self, net: nn.Module, space, seed: int, total_steps: int) -> tuple:
         "`(agent, eval_agent)`: ε-greedy on `net`'s Q-values to collect, greedy to evaluate"
-        sched = LinearSchedule(self.start, self.end, max(1, int(self.fraction * total_steps)))
-        return Agent(net, EpsilonGreedySelector(int(space.n), sched, seed=seed), space), Agent(net, ArgmaxSelector(), space)
+        sel = EpsilonGreedySelector(int(space.n), self.schedule(total_steps), seed=seed)
+        return Agent(net, sel, space), Agent(net, ArgmaxSelector(), space)
     def prepare(self, net: nn.Module, seed: int): "Nothing to change in the network"
     def callbacks(self, net: nn.Module) -> list: return []
 
@@ -166,12 +169,14 @@ class DQNConfig(OffPolicyConfig):
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #4a43f389
-_PARTS = dict(head=('network', 'make_loss'), bootstrap=('__call__',), exploration=('agents', 'prepare', 'callbacks'))
+_PART_METHODS = dict(head=('network', 'make_loss'), bootstrap=('__call__',),
+                     exploration=('agents', 'prepare', 'callbacks'))   # what a part of each kind has
 
 def _part(name: str, methods: tuple) -> tuple:
     "A field rule: a part of the kind `name` (a value with `methods`), not a word"
     a = 'an' if name[0] in 'aeiou' else 'a'
-    return (lambda v: not isinstance(v, str) and all(hasattr(v, m) for m in methods), f'{a} {name} part (a value), not a word')
+    ok = lambda v: not isinstance(v, str) and all(hasattr(v, m) for m in methods)
+    return ok, f'{a} {name} part (a value), not a word'
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #postinit
@@ -179,14 +184,16 @@ def _part(name: str, methods: tuple) -> tuple:
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
     check_fields(self, n_step=POSITIVE_INT, hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'),
-                 max_restarts=NON_NEGATIVE_INT, adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PARTS.items()},
-                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, SoftTarget)'),
+                 max_restarts=NON_NEGATIVE_INT, adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PART_METHODS.items()},
+                 target=(lambda v: v is None or hasattr(v, 'callback'),
+                         'None or a target part (HardTarget, SoftTarget)'),
                  prioritized=(lambda v: v is None or isinstance(v, Prioritized), 'None or Prioritized(...)'))
     if self.learning_starts < self.bs:
         raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: '
                          f'the first batch needs bs = {self.bs} stored transitions.')
     if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.runners):
-        raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and collects "
+        raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and "
+                         "collects "
                          "in this process: drop replay_monitor, max_use, max_age and runners.")
     if self.prioritized and (self.max_use or self.max_age):
         raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=None, '
@@ -201,7 +208,8 @@ def unused(self: DQNConfig,
            names                           # field names a user set
           ) -> list:
     "Those of `names` without effect here: the runners' settings without runners, `hidden` without the MLP body"
-    return OffPolicyConfig.unused(self, names) + (["hidden (it needs net='mlp')"] if 'hidden' in names and self.net != 'mlp' else [])
+    mine = ["hidden (it needs net='mlp')"] if 'hidden' in names and self.net != 'mlp' else []
+    return OffPolicyConfig.unused(self, names) + mine
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #e75a2d3e
@@ -210,12 +218,15 @@ def dqn_loss(cfg: DQNConfig,                       # the config: its head, boots
     "The loss `cfg.head` makes for `net`, reading a frozen copy of `net` if `cfg.target` is set"
     return cfg.head.make_loss(net, cfg.gamma, target_copy(net) if cfg.target else None, cfg.bootstrap)
 
+
+# %% ../../../nbs/10a_agents.dqn.core.ipynb #dqncbs01
 def dqn_callbacks(cfg: DQNConfig,                  # the run's config: its exploration and target
                   loss,                            # the loss whose target network is updated
                   sampler                          # the prioritized sampler to write back to (None: uniform)
                  ) -> list:
     "The exploration's callbacks, the target network's updates and the priorities' write-back, where `cfg` has them"
-    cbs = [*cfg.exploration.callbacks(loss.online), *([cfg.target.callback(loss.target, loss.online)] if cfg.target else [])]
+    target = [cfg.target.callback(loss.target, loss.online)] if cfg.target else []
+    cbs = cfg.exploration.callbacks(loss.online) + target
     return cbs + ([PriorityCallback(sampler)] if sampler is not None else [])
 
 
@@ -228,9 +239,12 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
     sampler = cfg.prioritized.sampler(cfg.n_batches(), seed) if cfg.prioritized else None
     if cfg.preprocess == 'atari':   # each frame once, n-step returns when sampling
         ex = example_step(envs)
-        return FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed, example=ex), []
+        frames = FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed,
+                             example=ex)
+        return frames, []
     example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
-    replay = lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=cfg.torch_device, seed=seed, monitor=m, example=example)
+    dev = cfg.torch_device
+    replay = lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=dev, seed=seed, monitor=m, example=example)
     return cfg.monitored_replay(replay)
 
 
@@ -253,20 +267,24 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     agent, eval_agent = cfg.exploration.agents(net, space, seeds[1].int(), cfg.total_steps)
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n, again = envs.num_envs, lambda: run_envs(run.env_id, envs.num_envs, cfg=cfg)
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=again, max_restarts=cfg.max_restarts)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=again,
+                                  max_restarts=cfg.max_restarts)
         if cfg.n_step == 1 or cfg.preprocess == 'atari': return col   # a frame replay sums n-step returns itself
         return NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
     replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, eval_agent, seeds[4].int(), run.eval_envs)
-    losses = [ModelLoss(net, loss, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b,
+    opt = partial(adam, eps=cfg.adam_eps)
+    losses = [ModelLoss(net, loss, opt, cfg.lr, get_x=lambda b: b.step.obs, get_y=lambda b: b,
                         max_grad_norm=cfg.grad_clip)]
     cbs = [*dqn_callbacks(cfg, loss, replay.sampler if cfg.prioritized else None), *monitor_cbs, *run.cbs]
     return RLLearner(cfg, net, tn.Loader(data), losses, col, agent, ev, cbs, run.progress)
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #668f477b
-QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500, train_every=4, updates=1,
+QUICK_CARTPOLE = DQNConfig(total_steps=8_000, n_envs=4, lr=1e-3, bs=64, buffer=10_000, learning_starts=500,
+                           train_every=4,
+                           updates=1,
                            hidden=(64, 64), head=LinearHead('mse'), exploration=EpsilonGreedy(fraction=0.5),
                            eval_every=2_000, eval_episodes=10, threshold=None)   # learns CartPole a little in seconds

@@ -89,7 +89,6 @@ class Quantile:
     n_quantiles: int = 50    # N
     dueling: bool = False    # value and centred advantage streams per quantile (Rainbow's head)
     def __post_init__(self): check_fields(self, n_quantiles=POSITIVE_INT, dueling=BOOL)
-
     def network(self, obs_example, n_actions: int, hidden: tuple, net: str) -> nn.Module:
         "The quantile Q-network on `net`'s body"
         return QuantileQNetwork(obs_example, n_actions, hidden, self.n_quantiles, net=net, dueling=self.dueling)

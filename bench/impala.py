@@ -53,8 +53,9 @@ ENV = 'impala:SlowCartPole-v1'   # "module:id": each Ray runner imports this fil
 
 def configs(steps, epochs, hidden):
     from rlnb.presets import PRESETS
-    same = dict(total_steps=steps, n_envs=8, n_steps=32, bs=128, n_epochs=epochs, hidden=hidden, runners=2, eval_every=10**9, eval_episodes=10)
-    return replace(PRESETS['ppo'].cfg, **same), replace(PRESETS['appo'].cfg, **same)
+    same = dict(total_steps=steps, n_envs=8, n_steps=32, bs=128, n_epochs=epochs, hidden=hidden, eval_every=10**9, eval_episodes=10)
+    two = lambda cfg: replace(cfg, **same, execution=replace(cfg.execution, runners=2))   # APPO's asynchronous runners, PPO's rounds
+    return two(PRESETS['ppo'].cfg), two(PRESETS['appo'].cfg)
 
 def cpu_now() -> float:
     s = resource.getrusage(resource.RUSAGE_SELF); return s.ru_utime + s.ru_stime
@@ -79,7 +80,7 @@ def throughput(cfg, seed=0) -> dict:
         c0, r0, t0 = cpu_now(), runners_cpu(), time.perf_counter()
         learn.train()
         wall, cpu, rcpu = time.perf_counter() - t0, cpu_now() - c0, runners_cpu() - r0
-        rollouts = col.env_step / (cfg.n_steps * cfg.n_envs / cfg.runners)   # runner rollouts of n_steps x (n_envs / runners)
+        rollouts = col.env_step / (cfg.n_steps * cfg.n_envs / cfg.execution.runners)   # runner rollouts of n_steps x (n_envs / runners)
         return dict(steps_per_s=col.env_step / wall, wait_share=col.wait_s / wall, wall_s=wall, cpu_s=cpu,
                     C=col.busy_s / rollouts, C_cpu=rcpu / rollouts, U=(wall - col.wait_s) / rollouts, lag=statistics.mean(learn.metrics['policy_staleness'][1]))
 
@@ -95,7 +96,7 @@ def learning(cfg, seeds) -> list:
     out = []
     for seed in seeds:
         clock = Clock()
-        with replace(cfg, eval_every=5_000, eval_runner=True).learner(ENV, seed, progress=False, cbs=[clock]) as learn:   # evaluations in a Ray actor: the wall time is training's
+        with replace(cfg, eval_every=5_000, execution=replace(cfg.execution, eval_runner=True)).learner(ENV, seed, progress=False, cbs=[clock]) as learn:   # evaluations in a Ray actor: the wall time is training's
             learn.train()
             out.append(clock.rows)
     return out

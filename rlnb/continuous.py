@@ -170,14 +170,14 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
                       ) -> RLLearner:
     "An `RLLearner` for the actor-critic that `parts` makes, on `run.env_id`'s Box actions"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)
     space = box_space(envs.single_action_space, type(cfg).__name__.removesuffix('Config'))   # before anything is built
     obs_example = example_obs(envs)
     p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
-    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
+    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.execution.env_timeout), seeds[2].int() % 2**31)
     replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.torch_device,
-                                                                          example=example_step(envs, version=cfg.runners > 0), monitor=m))
+                                                                          example=example_step(envs, version=cfg.execution.runners > 0), monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, agent, seeds[4].int(), run.eval_envs)   # deterministic acting: no draws, no counting
     return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *run.cbs], run.progress)

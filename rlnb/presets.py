@@ -11,7 +11,7 @@ from functools import partial
 from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from .core import CheckpointError, load_checkpoint
 from .runs import check_seed, confirm_saved_env, said
-from .rl import RunConfig, RLLearner
+from .rl import RunConfig, RLLearner, Execution
 from .agents.dqn.core import DQNConfig, LinearHead, GreedyBootstrap, EpsilonGreedy, Prioritized
 from .agents.dqn.targets import HardTarget, SoftTarget
 from .agents.dqn.double import DoubleBootstrap
@@ -32,12 +32,12 @@ from .data.policy import run_policy
 
 
 # %% auto #0
-__all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 'part_value', 'with_changes', 'Preset',
-           'get_preset', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
+__all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 'part_value', 'value_of', 'with_changes',
+           'Preset', 'get_preset', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
-                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized)}   # config.json's
+                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -45,7 +45,8 @@ WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     bootstrap=dict(greedy=GreedyBootstrap, double=DoubleBootstrap),
     target=dict(none=None, hard=HardTarget, soft=SoftTarget),
     exploration=dict(epsilon=EpsilonGreedy, noisy=Noisy),
-    prioritized=dict(none=None, false=None, true=Prioritized))
+    prioritized=dict(none=None, false=None, true=Prioritized),
+    execution=dict(default=Execution))
 
 def config_data(cfg: RunConfig                       # a config (its parts too)
                ) -> dict:
@@ -79,7 +80,8 @@ _FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): e
     v_min=('head', 'v_min'), v_max=('head', 'v_max'), n_quantiles=('head', 'n_quantiles'),
     eps_start=('exploration', 'start'),
     eps_end=('exploration', 'end'), eps_fraction=('exploration', 'fraction'), noisy_sigma0=('exploration', 'sigma0'),
-    per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'))
+    per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'),
+    max_restarts=('execution', 'env_restarts'), **{f.name: ('execution', f.name) for f in fields(Execution)})   # the old flat names: `--set runner_timeout=120`
 
 def _where(cfg: RunConfig, name: str) -> tuple:
     "`(field, part's field or '')` that `name` sets in `cfg`: a field, `slot.field`, or an old flat name"
@@ -90,6 +92,14 @@ def _where(cfg: RunConfig, name: str) -> tuple:
     if attr and slot in known and slot in WORDS: return slot, attr
     if name in _FLAT and _FLAT[name][0] in known: return _FLAT[name]
     return None, ''
+
+def value_of(cfg: RunConfig,                           # a config
+             name: str):                               # a field, `part.field`, or an old flat name (`_where`)
+    "The value `name` has in `cfg` (None for a field of a part `cfg` does not have)"
+    slot, attr = _where(cfg, name)
+    if slot is None: raise _unknown(cfg, name, '')
+    v = getattr(cfg, slot)
+    return getattr(v, attr, None) if attr else v
 
 
 # %% ../nbs/19b_presets.ipynb #withch02

@@ -14,7 +14,7 @@ from .core import POSITIVE_INT
 from .runs import said, on_command_line, check_seed, check_env_id, confirm_saved_env
 from .data.pixels import env_family
 from .rl import RunConfig
-from .presets import Preset, PRESETS, get_preset, preset_of, with_changes
+from .presets import Preset, PRESETS, get_preset, preset_of, with_changes, value_of
 from .track import check_tracker, tracking_of
 
 # %% auto #0
@@ -60,8 +60,9 @@ def asked_preset(p: Preset,                          # the preset (a config.json
     "`(preset, names)`: `p` with the flags and `changes` applied, and the fields the caller set (for `check_effective`)"
     asked = {k: v for k, v in asked.items() if v is not None}
     for k, v in asked.items():
-        if config is not None and k != 'total_steps' and v != getattr(p.cfg, k):
-            raise ValueError(f"{said(_ARG.get(k, k), v)} disagrees with {said('config', str(config))}, which has {k} = {getattr(p.cfg, k)}: drop it, or change the config with {_set(k, v)}.")
+        if config is not None and k != 'total_steps' and v != (has := value_of(p.cfg, k)):
+            raise ValueError(f"{said(_ARG.get(k, k), v)} disagrees with {said('config', str(config))}, which has {k} = {has}: "
+                             f"drop it, or change the config with {_set(k, v)}.")
     return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
 
 # %% ../nbs/19g_request.ipynb #bd815c96
@@ -136,7 +137,7 @@ def check_budget(cfg: RunConfig,                     # the config a run will tra
                  algo: str = ''                      # the algorithm's name, for messages
                 ):
     "Refuse a config that cannot train as asked: sizes past what arrays hold, more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
-    name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.runners, 1)
+    name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.execution.runners, 1)
     for f in fields(cfg):
         if f.name not in _UNBOUNDED and _too_big(getattr(cfg, f.name)):
             raise ValueError(f"{name}: {f.name} = {getattr(cfg, f.name)} is out of range: a size or count is at most {MAX_SIZE:,} (what the arrays and tensors it sizes can hold).")
@@ -173,8 +174,8 @@ def device_note(cfg: RunConfig,                      # a resolved config whose d
     "The line a run says on stderr when `device='auto'` chose for it: the device, and why; None where there was no choice (an MLP, and no GPU)"
     if cuda is None: cuda = torch.cuda.is_available()
     if not cfg.preprocess and not cuda: return None
-    why = 'an MLP: the CPU trains it faster than a GPU' if not cfg.preprocess else 'a CNN, and torch sees a GPU' if cfg.device != 'cpu' else 'a CNN, and torch sees no GPU'
-    return f"rlnb train: {said('device', cfg.device)} chosen by device=auto ({why})"
+    why = 'an MLP: the CPU trains it faster than a GPU' if not cfg.preprocess else 'a CNN, and torch sees a GPU' if cfg.execution.device != 'cpu' else 'a CNN, and torch sees no GPU'
+    return f"rlnb train: {said('device', cfg.execution.device)} chosen by device=auto ({why})"
 
 # %% ../nbs/19g_request.ipynb #c1b8ee86
 def check_request(p: Preset,                         # the preset the run would train (flags and changes applied: `asked_preset`)
@@ -185,7 +186,7 @@ def check_request(p: Preset,                         # the preset the run would 
                   track: str | None = None           # the tracker asked for, if any
                  ) -> Preset:
     "Every check of a new run that needs no env and no disk; `p` with its 'auto' settings chosen (`chosen`) if it passes, else a `ValueError` (or `ImportError`) naming the problem and the fix in the caller's words"
-    check_seed(seed); check_device(p.cfg.device)
+    check_seed(seed); check_device(p.cfg.execution.device)
     check_effective(p.cfg, names, p.algo)
     check_budget(p.cfg, p.algo)
     if not POSITIVE_INT[0](ckpt_every): raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of env steps.")
@@ -198,8 +199,8 @@ def refuse_changes(run_dir: Path,                    # the run directory
                    meta: dict,                       # the run's identity
                    **asked):                         # seed, n_envs, device, runners, async_runners, learners as the caller gave them (None: not given)
     "A `ValueError` if a flag given with a resume would change the run (repeating the run's own value is fine)"
-    saved = dict(seed=meta['seed'], n_envs=meta['config']['n_envs'], device=meta['config']['device'], runners=meta['config'].get('runners', 0),
-                 async_runners=meta['config'].get('async_runners', False), learners=meta['config'].get('learners', 1))
+    cfg = preset_of(meta, run_dir).cfg   # an old config.json's flat names too
+    saved = dict(seed=meta['seed']) | {k: value_of(cfg, k) for k in ('n_envs', 'device', 'runners', 'async_runners', 'learners')}
     if asked.get('learners') not in (None, saved['learners']):
         raise ValueError(f"{said('learners', asked['learners'])} would change the run in '{run_dir}', which has {saved['learners']}: each learner's envs, replay and generators are in its checkpoints, "
                          f"so it resumes with {saved['learners']} (drop it, or start a new run with another {said('out')}).")

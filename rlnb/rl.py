@@ -32,13 +32,40 @@ from .data.fleet import RayCollector
 from .data.ray_eval import RayEvalCallback
 
 # %% auto #0
-__all__ = ['RunConfig', 'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs', 'pick_device',
-           'run_envs', 'seeded_init', 'evaluator', 'grouped', 'runner_agent', 'collection']
+__all__ = ['Execution', 'RunConfig', 'StopWhenSolvedCallback', 'FinalEvalCallback', 'RLLearner', 'Run', 'example_obs',
+           'pick_device', 'run_envs', 'seeded_init', 'evaluator', 'grouped', 'runner_agent', 'collection']
+
+# %% ../nbs/07a_rl.ipynb #exec07ex
+_NON_NEGATIVE_OR_NONE = (lambda v: v is None or NON_NEGATIVE_INT[0](v), 'None or an integer >= 0')
+
+@dataclass(frozen=True)
+class Execution:
+    "Where and how a run executes: the device, the envs' stepping, Ray runners, learner processes"
+    device: str = 'auto'               # torch device of the networks ('auto': `pick_device`)
+    vector: str = 'auto'               # how training envs step: 'gymnasium', 'ale' or 'envpool' ('auto': `pick_vector`)
+    env_timeout: float = 10.           # seconds an async env worker may take to answer before it counts as hung
+    env_restarts: int = 0              # rebuilds of a failed async vector env before the run fails (DQN)
+    runners: int = 0                   # Ray actors that collect, n_envs / runners envs each (0: in this process)
+    async_runners: bool = False        # take whichever runner's fragment is ready (algorithms that tolerate lag)
+    max_staleness: int | None = None   # asynchronous: drop fragments acted by weights this many versions older
+    inflight: int = 1                  # asynchronous: fragments each runner has under way
+    fragment: int = 256                # env steps per runner request (off-policy; on-policy: one rollout)
+    runner_restarts: int = 2           # times Ray restarts a runner that dies before the run fails
+    runner_timeout: float = 60.        # seconds a runner may take for one fragment before it counts as hung
+    eval_runner: bool = False          # evaluate in a Ray actor on a snapshot of the weights
+    learners: int = 1                  # learner processes in one torch.distributed group (`rlnb.learners`)
+
+    def __post_init__(self):
+        check_fields(self, env_timeout=POSITIVE, env_restarts=NON_NEGATIVE_INT, runners=NON_NEGATIVE_INT, async_runners=BOOL, inflight=POSITIVE_INT,
+                     max_staleness=_NON_NEGATIVE_OR_NONE, fragment=POSITIVE_INT, learners=POSITIVE_INT,
+                     runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL,
+                     vector=one_of('auto', *VECTORS), device=(lambda v: isinstance(v, str), "a device name such as 'cpu'"))
+
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
 @dataclass
 class RunConfig:
-    "What every run has: a budget of env steps, envs, an evaluation schedule, a threshold and a device"
+    "What every run has: a budget of env steps, envs, an evaluation schedule, a threshold, and how it executes"
     total_steps: int = 100_000    # env steps of the run
     n_envs: int = 1               # envs collecting side by side
     eval_every: int = 5_000       # env steps between evaluations
@@ -46,30 +73,17 @@ class RunConfig:
     eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = None  # evaluation mean that counts as solved (None: no threshold)
     stop_when_solved: bool = False  # end the run at the first evaluation that reaches the threshold
-    device: str = 'auto'          # torch device of the networks ('auto': CUDA for a CNN where there is a GPU, else the CPU: `pick_device`)
-    env_timeout: float = 10.      # seconds an async env worker may take to answer a reset or step before it counts as hung
-    runners: int = 0              # Ray actors that collect, each with n_envs / runners envs (0: collect in this process)
-    async_runners: bool = False   # take whichever runner's fragment is ready (algorithms that tolerate lag); False: synchronous rounds
-    max_staleness: int | None = None  # asynchronous: drop fragments acted by weights more than this many versions old (None: keep all)
-    inflight: int = 1             # asynchronous: fragments each runner has under way (2: it starts the next as soon as one is done)
-    fragment: int = 256           # env steps per runner request (off-policy; an on-policy runner returns one rollout)
-    runner_restarts: int = 2      # times Ray restarts a runner that dies before the run fails
-    runner_timeout: float = 60.   # seconds a runner may take for one fragment before it counts as hung
-    eval_runner: bool = False     # evaluate in a Ray actor on a snapshot of the weights while training goes on
-    preprocess: str | None = None # the env's preprocessing by name: 'atari' or 'minatar' (`rlnb.data.pixels`); None: observations as the env gives them
-    vector: str = 'auto'          # how training envs step: 'gymnasium', 'ale' or 'envpool' (C++ threads, Atari games: `rlnb.data.vector`), 'auto': 'ale' for Atari
-    extended_obs: str | None = None  # what the policy sees beside each observation: any of 'action', 'reward', 'step', comma-separated (`ExtendedObs`); None: the observation alone
-    learners: int = 1             # learner processes in one torch.distributed group (`rlnb train --learners`; `rlnb.learners`), each with n_envs / learners envs and bs / learners rows of each batch
-    tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: asynchronous runners allowed
-    rollouts = True               # (not a field) its collector yields rollouts: a runner returns one per request (off-policy configs: `fragment` env steps)
+    preprocess: str | None = None # the env's preprocessing: 'atari' or 'minatar' (`rlnb.data.pixels`); None: as the env gives them
+    extended_obs: str | None = None  # what the policy sees beside each observation: 'action', 'reward', 'step' (`ExtendedObs`)
+    execution: Execution = Execution()  # the device, the envs' stepping, runners, learners
+    tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: async runners allowed
+    rollouts = True               # (not a field) its collector yields rollouts (off-policy: `fragment` env steps per request)
+    rebuilds_envs = False         # (not a field) its collector rebuilds failed envs (`env_restarts`)
 
     def __post_init__(self):
         check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
-                     threshold=FINITE_OR_NONE, env_timeout=POSITIVE, stop_when_solved=BOOL, runners=NON_NEGATIVE_INT, async_runners=BOOL,
-                     max_staleness=(lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), 'None or an integer >= 0'),
-                     fragment=POSITIVE_INT, inflight=POSITIVE_INT, learners=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
-                     vector=one_of('auto', *VECTORS),
-                     device=(lambda v: isinstance(v, str), "a device name such as 'cpu' or 'cuda'"))
+                     threshold=FINITE_OR_NONE, stop_when_solved=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
+                     execution=(lambda v: isinstance(v, Execution), 'an `Execution`'))
         self._check_combinations()
 
 
@@ -77,48 +91,60 @@ class RunConfig:
 @patch
 def _check_combinations(self: RunConfig):
     "Refuse settings that do not go together, naming the fix"
-    if self.runners and self.n_envs % self.runners:
-        raise ValueError(f'{type(self).__name__}.n_envs = {self.n_envs} does not split evenly over {self.runners} runners: make n_envs a multiple of runners.')
+    e, name = self.execution, type(self).__name__
+    if e.runners and self.n_envs % e.runners:
+        raise ValueError(f'{name}.n_envs = {self.n_envs} does not split evenly over {e.runners} runners: '
+                         'make n_envs a multiple of runners.')
     if self.extended_obs is not None:
         extended_inputs(self.extended_obs)
-        if self.preprocess: raise ValueError(f"{type(self).__name__}: extended_obs adds vectors beside the observation, and the '{self.preprocess}' networks read frames only: drop extended_obs.")
+        if self.preprocess: raise ValueError(f"{name}: extended_obs adds vectors beside the observation, "
+                                             f"and the '{self.preprocess}' networks read frames only: drop extended_obs.")
     self._check_split()
-    pick_vector(self.vector, self.preprocess)   # a C++ backend for envs that are not Atari games: refused by name
-    if self.async_runners and not self.tolerates_lag:
-        raise ValueError(f'{type(self).__name__}: async_runners needs an algorithm that learns from data acted by older weights (off-policy ones, or impala/appo with V-trace); '
-                         'on-policy updates need rollouts acted by the current weights (synchronous rounds). Drop --async.')
+    pick_vector(e.vector, self.preprocess)   # a C++ backend for envs that are not Atari games: refused by name
+    if e.async_runners and not self.tolerates_lag:
+        raise ValueError(f'{name}: async_runners needs an algorithm that learns from data acted by older weights '
+                         '(off-policy ones, or impala/appo with V-trace); on-policy updates need rollouts acted by the '
+                         'current weights (synchronous rounds). Drop --async.')
 
 # %% ../nbs/07a_rl.ipynb #5f39a517
-_EXACT = ('n_envs', 'runners', 'bs', 'train_every')                       # counts a learner must take an equal share of
+_EXACT = ('n_envs', 'bs', 'train_every')                                # counts a learner must take an equal share of
 _SHARED = ('total_steps', 'eval_every', 'buffer', 'learning_starts')    # env-step counts and capacities: each learner's share, rounded up
 
 @patch
 def _check_split(self: RunConfig):
     "Refuse `learners` that do not split the envs, runners, batch and rounds of updates evenly"
-    if self.learners == 1: return
-    if self.eval_runner: raise ValueError(f'{type(self).__name__}: eval_runner evaluates apart from training, and a learner group needs every evaluation at the same batch on every learner: drop eval_runner, or train with learners=1.')
-    for f in _EXACT:
-        v = getattr(self, f, None)
-        if v and v % self.learners:
-            raise ValueError(f'{type(self).__name__}.{f} = {v} does not split over learners = {self.learners} (each learner takes an equal share): make {f} a multiple of {self.learners}.')
+    e, name = self.execution, type(self).__name__
+    if e.learners == 1: return
+    if e.eval_runner: raise ValueError(f'{name}: eval_runner evaluates apart from training, and a learner group needs every '
+                                       'evaluation at the same batch on every learner: drop eval_runner, or train with learners=1.')
+    for f, v in [(f, getattr(self, f, None)) for f in _EXACT] + [('runners', e.runners)]:
+        if v and v % e.learners:
+            raise ValueError(f'{name}.{f} = {v} does not split over learners = {e.learners} (each learner takes an equal share): '
+                             f'make {f} a multiple of {e.learners}.')
 
 
 # %% ../nbs/07a_rl.ipynb #b6b109b1
 @patch
 def split(self: RunConfig) -> RunConfig:
     "The run each of `learners` learners trains: its share of the envs, runners, batch rows, env-step budget, evaluation period, replay and start of learning (`learners=1` on it)"
-    n = self.learners
-    share = {f: getattr(self, f) // n for f in _EXACT if getattr(self, f, None)} | {f: -(-getattr(self, f) // n) for f in _SHARED if hasattr(self, f)}
-    return replace(self, learners=1, **share)
+    e = self.execution; n = e.learners
+    share = {f: getattr(self, f) // n for f in _EXACT if getattr(self, f, None)}
+    share |= {f: -(-getattr(self, f) // n) for f in _SHARED if hasattr(self, f)}   # rounded up
+    return replace(self, execution=replace(e, learners=1, runners=e.runners // n), **share)
 
 # %% ../nbs/07a_rl.ipynb #db3ff84d
 @patch
 def unused(self: RunConfig, names) -> list:
-    "Those of `names` (fields a user set) that this config's switches leave without effect: the runners' settings without runners here; algorithms with switches add theirs"
-    off = {'runners > 0': not self.runners, 'runners > 0 with async_runners=True': not (self.runners and self.async_runners)}   # each switch: whether it is off
-    need = dict(async_runners='runners > 0', fragment='runners > 0', runner_restarts='runners > 0', runner_timeout='runners > 0', max_staleness='runners > 0 with async_runners=True', inflight='runners > 0 with async_runners=True')
-    return [f'{n} (it needs {need[n]})' for n in names if n in need and off[need[n]]]
+    "Those of `names` (fields a user set) that this config leaves without effect: the runners' settings without runners here"
+    e, some, lag = self.execution, 'runners > 0', 'runners > 0 with async_runners=True'
+    env = 'an algorithm that rebuilds its envs (dqn)'
+    off = {some: not e.runners, lag: not (e.runners and e.async_runners), env: not self.rebuilds_envs}   # each switch: off?
+    need = dict(async_runners=some, fragment=some, runner_restarts=some, runner_timeout=some, max_staleness=lag,
+                inflight=lag, env_restarts=env)
+    short = lambda n: n.removeprefix('execution.')   # `--set execution.fragment=64` or `--set fragment=64`
+    return [f'{n} (it needs {need[short(n)]})' for n in names if short(n) in need and off[need[short(n)]]]
 
+# %% ../nbs/07a_rl.ipynb #budget7a
 @patch
 def n_batches(self: RunConfig) -> int:
     "Learner steps that the budget of `total_steps` env steps buys (at least: on-policy rollouts hold fewer env steps than rows where episodes end)"
@@ -129,6 +155,7 @@ def max_batches(self: RunConfig) -> int:
     "The most learner steps the budget can take: `n_batches` where that count is known ahead (off-policy schedules)"
     return self.n_batches()
 
+# %% ../nbs/07a_rl.ipynb #spent07a
 @patch
 def spent(self: RunConfig,
           learn) -> bool:                     # a learner training this config (its `opt_step`, `env_step`)
@@ -237,14 +264,18 @@ def pick_device(device: str,                       # a config's `device`: 'auto'
 @patch(as_prop=True)
 def torch_device(self: RunConfig) -> str:
     "Where the networks and tensors go: `device`, with 'auto' chosen on this machine (`pick_device`); what algorithms build on"
-    return pick_device(self.device, self.preprocess)
+    return pick_device(self.execution.device, self.preprocess)
 
 # %% ../nbs/07a_rl.ipynb #79b9900e
 @patch
 def resolved(self: RunConfig) -> RunConfig:
     "This config with its 'auto' settings made concrete on this machine: `device` (`pick_device`) and `vector` (`pick_vector`); warns once for an MLP on CUDA"
-    cfg = replace(self, device=self.torch_device, vector=pick_vector(self.vector, self.preprocess, self.n_envs // max(self.runners, 1)))
-    if self.device != 'auto' and torch.device(cfg.device).type == 'cuda' and not cfg.preprocess: warnings.warn(_MLP_ON_CUDA.format(device=cfg.device), stacklevel=2)
+    e = self.execution
+    vector = pick_vector(e.vector, self.preprocess, self.n_envs // max(e.runners, 1))
+    cfg = replace(self, execution=replace(e, device=self.torch_device, vector=vector))
+    device = cfg.execution.device
+    if e.device != 'auto' and torch.device(device).type == 'cuda' and not cfg.preprocess:
+        warnings.warn(_MLP_ON_CUDA.format(device=device), stacklevel=2)
     return cfg
 
 # %% ../nbs/07a_rl.ipynb #a7e1e759
@@ -259,7 +290,7 @@ def learner(self: RunConfig,
            ) -> RLLearner:
     "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.resolved().build(Run(...))`; in a learner group, this process's share of the run (`grouped`); outside one, the whole run (to evaluate or export a group's checkpoint, say)"
     cfg, run = self.resolved(), Run(env_id, seed, tuple(cbs), progress, envs, eval_envs)
-    return grouped(cfg, run) if cfg.learners > 1 and in_group() else cfg.build(run)
+    return grouped(cfg, run) if cfg.execution.learners > 1 and in_group() else cfg.build(run)
 
 # %% ../nbs/07a_rl.ipynb #ad240005
 def run_envs(env_id: str,                          # a registered gymnasium id
@@ -274,7 +305,8 @@ def run_envs(env_id: str,                          # a registered gymnasium id
     pre, ext = (cfg.preprocess, cfg.extended_obs) if cfg is not None else (None, None)
     check_preprocess(env_id, pre)   # an Atari game without its preprocessing, or the reverse: refused by name
     n = 1 if runners else n_envs
-    if pre: envs = train_envs(env_id, n, pre, cfg.vector) if train else pixel_envs(env_id, n, pre, train=False)   # evaluation: the reference's whole games
+    if pre and train: envs = train_envs(env_id, n, pre, cfg.execution.vector)
+    elif pre: envs = pixel_envs(env_id, n, pre, train=False)   # evaluation: the reference's whole games
     else: envs = make_envs(env_id, n, wrappers=[partial(ExtendedObs, inputs=ext)] if ext else ())
     return action_envs(observation_envs(envs))
 
@@ -285,26 +317,32 @@ def seeded_init(seed: int,                            # the run's weight seed
         torch.manual_seed(seed)
         return build()
 
+# %% ../nbs/07a_rl.ipynb #evalr07a
 def evaluator(cfg: RunConfig,                       # the run config: episodes, envs, schedule, threshold, timeout
               env_id: str,                          # a registered gymnasium id
               agent,                                # acts deterministically during evaluation
               seed: int,                            # seeds the evaluation envs' resets
               eval_envs=None                        # a vector env to evaluate on instead of making one
              ) -> EvalCallback:
-    "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `cfg.eval_runner`)"
-    if cfg.eval_runner:
-        if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: drop eval_envs=, or evaluate in this process.')
-        return RayEvalCallback(partial(run_envs, env_id, cfg.eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seed % 2**31, timeout=cfg.env_timeout)
-    return EvalCallback(run_envs(env_id, cfg.eval_envs, eval_envs, cfg=cfg, train=False), agent, cfg.eval_every, cfg.eval_episodes, cfg.threshold,
-                        seed=seed % 2**31, timeout=cfg.env_timeout)
+    "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `eval_runner`)"
+    when = (cfg.eval_every, cfg.eval_episodes, cfg.threshold)
+    if cfg.execution.eval_runner:
+        if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: '
+                                                   'drop eval_envs=, or evaluate in this process.')
+        make = partial(run_envs, env_id, cfg.eval_envs, cfg=cfg, train=False)
+        return RayEvalCallback(make, agent, *when, seed=seed % 2**31, timeout=cfg.execution.env_timeout)
+    envs = run_envs(env_id, cfg.eval_envs, eval_envs, cfg=cfg, train=False)
+    return EvalCallback(envs, agent, *when, seed=seed % 2**31, timeout=cfg.execution.env_timeout)
 
 # %% ../nbs/07a_rl.ipynb #78020b8a
 def grouped(cfg: RunConfig,                          # the whole run's config, with `learners` = the group's size
             run: Run                                 # the run (its seed is rank 0's)
            ) -> RLLearner:
     "This rank's learner of `cfg` in a learner group: its share of the run (`split`), its envs seeded after those of the ranks before it, rank 0's weights and loss generators, gradients averaged and one stop for all (`rlnb.group`); env steps logged as the run's"
-    if world_size() != cfg.learners:
-        raise ValueError(f'{type(cfg).__name__}.learners = {cfg.learners}, and this process is one of a group of {world_size()}: start a group of {cfg.learners} (`LearnerGroup`, `rlnb train --learners`).')
+    n = cfg.execution.learners
+    if world_size() != n:
+        raise ValueError(f'{type(cfg).__name__}.execution.learners = {n}, and this process is one of a group of {world_size()}: '
+                         f'start a group of {n} (`LearnerGroup`, `rlnb train --learners`).')
     r, share = rank(), cfg.split()
     learn = share.build(run._replace(seed=(run.seed + r * share.n_envs) % 2**31, progress=run.progress and r == 0))   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
     nets = {id(m): m for m in [learn.model, *(v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module))]}   # the model, and the callbacks' (target copies)
@@ -312,7 +350,7 @@ def grouped(cfg: RunConfig,                          # the whole run's config, w
     for u in learn.losses:   # the losses' own draws (SAC's, TD3's noise): rank 0's stream on every rank, each taking its rows (`group_randn`)
         for g in _generators(u, set()):
             if isinstance(g, torch.Generator): g.set_state(broadcast_value(g.get_state()))
-    learn.learners = learn.metrics.step_scale = cfg.learners
+    learn.learners = learn.metrics.step_scale = n
     learn.add_cbs([GradSync(), GroupSync()])
     return learn
 
@@ -354,11 +392,14 @@ def collection(cfg: RunConfig,                       # the run's config (`runner
                make_envs: Callable | None = None     # `make_envs(n)` -> a runner's `n` envs (None: `run_envs(env_id, n, cfg=cfg)`)
               ) -> tuple:
     "`(node, collector)` of a run: `build` here, or with `cfg.runners` a `RayCollector` whose runner r builds it on its share of the envs with `runner_agent(agent, r)`"
-    if not cfg.runners:
+    e = cfg.execution
+    if not e.runners:
         node = build(envs, agent, seed)
         return node, source_collector(node)
-    [e.close() for e in envs] if isinstance(envs, list) else envs.close()
-    col = RayCollector(partial(_runner_node, make_envs or partial(run_envs, env_id, cfg=cfg), cfg.n_envs // cfg.runners, agent, build, seed), cfg.runners, agent.model, cfg.n_envs,
-                       mode='async' if cfg.async_runners else 'sync', fragment=1 if cfg.rollouts else cfg.fragment,
-                       max_staleness=cfg.max_staleness, inflight=cfg.inflight if cfg.async_runners else 1, max_restarts=cfg.runner_restarts, timeout=cfg.runner_timeout, seed=seed, budget=cfg.total_steps)
+    [x.close() for x in envs] if isinstance(envs, list) else envs.close()
+    make = partial(_runner_node, make_envs or partial(run_envs, env_id, cfg=cfg), cfg.n_envs // e.runners, agent, build, seed)
+    col = RayCollector(make, e.runners, agent.model, cfg.n_envs, mode='async' if e.async_runners else 'sync',
+                       fragment=1 if cfg.rollouts else e.fragment, max_staleness=e.max_staleness,
+                       inflight=e.inflight if e.async_runners else 1, max_restarts=e.runner_restarts,
+                       timeout=e.runner_timeout, seed=seed, budget=cfg.total_steps)
     return col, col

@@ -162,11 +162,11 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     p, seed = run_preset(algo, env, seed, config)
     if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
     p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
+    p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.execution.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
-    if p.cfg.learners > 1: return _group_start(p, seed, out, overwrite, auto, progress, video, ckpt_every, tuple(cbs), track)
+    if p.cfg.execution.learners > 1: return _group_start(p, seed, out, overwrite, auto, progress, video, ckpt_every, tuple(cbs), track)
     with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
@@ -194,12 +194,12 @@ def _group_start(p, seed: int, out: Path, overwrite: bool, auto: bool, progress:
 
 # %% ../nbs/20_train.ipynb #07fb2f9d
 def _on_learners(p, out: Path, fn: Callable, *args):
-    "`fn(*args)` here, or with `p.cfg.learners` > 1 in every learner of a `LearnerGroup` (rank 0's result; Ctrl-C and SIGTERM stop them all); a learner that dies ends the run at its newest checkpoint, in one line"
-    n, cfg = p.cfg.learners, p.cfg
+    "`fn(*args)` here, or with `p.cfg.execution.learners` > 1 in every learner of a `LearnerGroup` (rank 0's result; Ctrl-C and SIGTERM stop them all); a learner that dies ends the run at its newest checkpoint, in one line"
+    n, cfg = p.cfg.execution.learners, p.cfg
     if n == 1: return fn(*args)
     gpu = torch.device(cfg.torch_device).type == 'cuda'
     threads = max(1, (os.cpu_count() or 1) // n) if cfg.preprocess and not gpu else 1   # a CNN's update takes the cores; an MLP's wants one thread
-    with LearnerGroup(n, threads=threads, num_gpus=1 if gpu else 0, num_cpus=0 if gpu else 1, extra_cpus=cfg.runners) as group, group.stop_on_signals():
+    with LearnerGroup(n, threads=threads, num_gpus=1 if gpu else 0, num_cpus=0 if gpu else 1, extra_cpus=cfg.execution.runners) as group, group.stop_on_signals():
         try: return group.run(fn, *args)[0]
         except LearnerGroupError as e:
             ck = checkpoints(out/'checkpoints')

@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 from __future__ import annotations
 import copy, importlib, time
 from functools import partial
+from operator import attrgetter
 from dataclasses import dataclass
 from typing import NamedTuple
 from fastcore.basics import patch
@@ -159,6 +160,7 @@ class SelfPlayConfig(DQNConfig):
     eval_opponent: str = 'random' # whom those games are against: a fixed player of `HEURISTICS` ('random', 'minimax' for tic-tac-toe, 'lookahead' for Connect Four)
     eval_envs: int = 8            # games played at once in evaluation
     threshold: float | None = None
+    rebuilds_envs = False         # (not a field) its battles do not rebuild a failed game (`Execution.env_restarts`)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3d4fee1c
 _CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integers (empty: no convolutions)')   # core's LAYERS, empty allowed
@@ -171,8 +173,8 @@ def __post_init__(self: SelfPlayConfig):
                           ('head', type(self.head) is LinearHead, 'the board network has a linear head'),
                           ('exploration', type(self.exploration) is EpsilonGreedy, 'the players explore ε-greedily'),
                           ('prioritized', self.prioritized is None, 'the battles store moves in a uniform replay'),
-                          ('eval_runner', not self.eval_runner, 'games are evaluated in this process')):
-        if not ok: raise ValueError(f'SelfPlayConfig.{name} = {getattr(self, name)!r} is not supported: {why}.')
+                          ('execution.eval_runner', not self.execution.eval_runner, 'games are evaluated in this process')):
+        if not ok: raise ValueError(f'SelfPlayConfig.{name} = {attrgetter(name)(self)!r} is not supported: {why}.')
     if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
 
 # %% ../../nbs/13_agents.selfplay.ipynb #2471983e
@@ -337,7 +339,7 @@ def sample(self: SplitReplay,
 def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DQN by self-play on the game `run.env_id`: negamax in both seats, against a pool of snapshots, or two networks against each other (`self.opponent`)"
     cfg, seeds = self, Seeder(run.seed).spawn(9)
-    envs = run.envs or make_game(run.env_id, 1 if cfg.runners else cfg.n_envs)   # with runners, one game for the sizes: each runner makes its own
+    envs = run.envs or make_game(run.env_id, 1 if cfg.execution.runners else cfg.n_envs)   # with runners, one game for the sizes: each runner makes its own
     p = battle_players(envs[0])[0]
     envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():

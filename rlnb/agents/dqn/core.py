@@ -159,14 +159,13 @@ class DQNConfig(OffPolicyConfig):
     hidden: tuple = (256, 256)     # hidden layers of the MLP body
     net: str = 'mlp'               # the body: 'mlp', 'nature_cnn' (Atari) or 'minatar' (`rlnb.nets.body`)
     grad_clip: float | None = 10.  # max gradient norm (None: no clipping)
-    max_restarts: int = 0          # rebuilds of a failed async vector env before the run fails
     adam_eps: float = 1e-8         # Adam's ε (QR-DQN and Rainbow: 0.01 / 32 = 3.125e-4)
     head: object = LinearHead()    # the Q-network's output and loss: `LinearHead`, `Dueling`, `Categorical`, `Quantile`
     bootstrap: object = GreedyBootstrap()  # V(s'): `GreedyBootstrap` or `DoubleBootstrap` (10c)
     target: object = None          # a target network: None, `HardTarget` or `SoftTarget` (10b)
     exploration: object = EpsilonGreedy()  # `EpsilonGreedy`, or `Noisy` (10h)
     prioritized: Prioritized | None = None  # prioritized replay; None: uniform
-
+    rebuilds_envs = True           # (not a field) its collector rebuilds a failed async env (`Execution.env_restarts`)
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #4a43f389
 _PART_METHODS = dict(head=('network', 'make_loss'), bootstrap=('__call__',),
@@ -184,14 +183,14 @@ def _part(name: str, methods: tuple) -> tuple:
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
     check_fields(self, n_step=POSITIVE_INT, hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'),
-                 max_restarts=NON_NEGATIVE_INT, adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PART_METHODS.items()},
+                 adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PART_METHODS.items()},
                  target=(lambda v: v is None or hasattr(v, 'callback'),
                          'None or a target part (HardTarget, SoftTarget)'),
                  prioritized=(lambda v: v is None or isinstance(v, Prioritized), 'None or Prioritized(...)'))
     if self.learning_starts < self.bs:
         raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: '
                          f'the first batch needs bs = {self.bs} stored transitions.')
-    if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.runners):
+    if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.execution.runners):
         raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and "
                          "collects "
                          "in this process: drop replay_monitor, max_use, max_age and runners.")
@@ -242,7 +241,7 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
         frames = FrameReplay(cfg.buffer, cfg.bs, sampler, cfg.n_step, cfg.gamma, device=cfg.torch_device, seed=seed,
                              example=ex)
         return frames, []
-    example = example_step(envs, cfg.n_step > 1, version=cfg.runners > 0)
+    example = example_step(envs, cfg.n_step > 1, version=cfg.execution.runners > 0)
     dev = cfg.torch_device
     replay = lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=dev, seed=seed, monitor=m, example=example)
     return cfg.monitored_replay(replay)
@@ -253,9 +252,9 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
 def build(self: DQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains the DQN-family agent this config describes, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(6)
-    if cfg.max_restarts and run.envs is not None:
-        raise ValueError('max_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot
+    if cfg.execution.env_restarts and run.envs is not None:
+        raise ValueError('env_restarts rebuilds the envs from env_id; it cannot rebuild envs passed in as envs=.')
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)   # Discrete observations one-hot
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: a clear message for other action spaces
     obs_example = example_obs(envs)
@@ -267,8 +266,8 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
     agent, eval_agent = cfg.exploration.agents(net, space, seeds[1].int(), cfg.total_steps)
     def collector(envs, agent, seed):   # here, or in each Ray runner on its share of the envs
         n, again = envs.num_envs, lambda: run_envs(run.env_id, envs.num_envs, cfg=cfg)
-        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.env_timeout, make_envs=again,
-                                  max_restarts=cfg.max_restarts)
+        col = TransitionCollector(envs, agent, seed=seed, timeout=cfg.execution.env_timeout, make_envs=again,
+                                  max_restarts=cfg.execution.env_restarts)
         if cfg.n_step == 1 or cfg.preprocess == 'atari': return col   # a frame replay sums n-step returns itself
         return NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)

@@ -31,7 +31,7 @@ class Noisy:
     def callbacks(self, net: nn.Module) -> list: return [NoiseCallback(net)]
     def check(self, cfg):
         "Refuse Ray runners: each would draw the same noise"
-        if cfg.runners:
+        if cfg.execution.runners:
             raise ValueError(f"{type(cfg).__name__}.exploration = Noisy() draws its noise in the learner's network, "
                              "and Ray runners would all draw the same: set runners=0, or exploration=EpsilonGreedy().")
 

@@ -12,9 +12,9 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, FRACTION, BOOL, LAYERS
+from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS
 from ...loss import LossCallback
-from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
+from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector
 from ...data.recurrent import RecurrentRolloutCollector
 from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, SequenceReplayBatches, sequence_batches
 from ...fast import adam
@@ -23,6 +23,8 @@ from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
 from ...rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
 from ...offpolicy import OffPolicyConfig
+from .core import EpsilonGreedy
+from .targets import HardTarget, SoftTarget
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
 
 # %% auto #0
@@ -156,15 +158,15 @@ class DRQNConfig(OffPolicyConfig):
     lstm: int = 64                # LSTM hidden size
     hidden: tuple = (64,)         # hidden layers after the LSTM
     obs_norm: bool = True         # standardise observations with running statistics
-    eps_start: float = 1.0        # initial exploration rate
-    eps_end: float = 0.02         # final exploration rate
-    eps_fraction: float = 0.2     # fraction of the run over which ε decays linearly
-    target_every: int = 500       # learner steps between copies of the target network
+    exploration: EpsilonGreedy = EpsilonGreedy(1., 0.02, 0.2)  # ε from 1 to 0.02 over the first fifth of the run (10a)
+    target: HardTarget | SoftTarget = HardTarget(500)  # the target network: a copy every 500 optimizer steps (10b)
     rollouts = True               # (not a field) its collector yields rollouts of `stride` steps: a runner returns one per request
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS, target_every=POSITIVE_INT, eps_start=UNIT, eps_end=UNIT, eps_fraction=FRACTION)
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT,
+                     lstm=POSITIVE_INT, hidden=LAYERS, exploration=(lambda v: isinstance(v, EpsilonGreedy), 'an `EpsilonGreedy`'),
+                     target=(lambda v: isinstance(v, (HardTarget, SoftTarget)), 'a `HardTarget` or a `SoftTarget`'))
         if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
         if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
         if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
@@ -208,17 +210,20 @@ class FleetObsNormCallback(ObsNormCallback):
 def build(self: DRQNConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains DRQN with this config, for `run`"
     cfg, seeds = self, Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), example_obs(envs)
     net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.torch_device))
     target = target_copy(net)
-    sel = EpsilonGreedySelector(n, LinearSchedule(cfg.eps_start, cfg.eps_end, max(1, int(cfg.eps_fraction * cfg.total_steps))), seed=seeds[1].int())
+    sel = EpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps), seed=seeds[1].int())
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
-    node, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
+    make = lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.execution.env_timeout)
+    node, col = collection(cfg, run.env_id, envs, agent, make, seeds[2].int() % 2**31)
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.torch_device)
     node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # windows per runner (asynchronous), or per round of all
     ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
-    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [TargetNetworkCallback(target, net, HardUpdate(cfg.target_every)), *([(FleetObsNormCallback if cfg.runners else ObsNormCallback)(net.norm)] if cfg.obs_norm else []), *run.cbs], run.progress)
+    norm = [(FleetObsNormCallback if cfg.execution.runners else ObsNormCallback)(net.norm)] if cfg.obs_norm else []
+    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [cfg.target.callback(target, net), *norm, *run.cbs],
+                     run.progress)

@@ -369,7 +369,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
               ) -> RLLearner:
     "An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
     space = envs.single_action_space
     sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
     obs_example = example_obs(envs)
@@ -377,7 +377,7 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
     agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)   # a shared trunk's value is kept for the update
-    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.env_timeout), seeds[2].int() % 2**31)
+    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.execution.env_timeout), seeds[2].int() % 2**31)
     node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None, **batches_kw)
     ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), run.eval_envs)
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)

@@ -15,7 +15,7 @@ import torchdata.nodes as tn
 from ...core import tree_map, tree_cat, tree_to, check_fields, POSITIVE, POSITIVE_INT, POSITIVE_OR_NONE, one_of
 from ...agent import model_device
 from ...data.rollout import Rollout
-from ...rl import RLLearner, Run
+from ...rl import RLLearner, Run, Execution
 from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss, policy_logp_entropy, pg_learner,
                                                scan_back)
 from .ppo import PPOLoss
@@ -78,6 +78,8 @@ def _prepare(self: VTraceBatches, r: Rollout) -> PGBatch:
     return PGBatch(obs, action, mu_logp, value[:T * N], adv.flatten(), vs.flatten(), flat(r.valid).float())
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #846f7f85
+_IMPALA_RUNNERS = Execution(async_runners=True, inflight=2)   # V-trace corrects the lag of a rollout acted a version older
+
 @dataclass
 class ImpalaConfig(PGConfig):
     "Hyperparameters of IMPALA: V-trace actor-critic, one gradient step per rollout (defaults: CartPole-v1)"
@@ -94,8 +96,7 @@ class ImpalaConfig(PGConfig):
     bs: int = 128                 # rows per minibatch
     clip: float | None = None     # APPO's clip range ε of the surrogate (None: IMPALA's plain policy gradient)
     clip_schedule: str = 'constant' # with clip: 'linear' (to 0 over the run) or 'constant'
-    async_runners: bool = True    # with runners: take each runner's rollout as it arrives (V-trace corrects the lag)
-    inflight: int = 2             # with async runners: each runner starts its next rollout as soon as one is done (acted by weights a version older)
+    execution: Execution = _IMPALA_RUNNERS  # with runners: each one's rollouts as they arrive, two under way
     tolerates_lag = True          # (not a field) its updates may use rollouts acted by older weights
 
     def __post_init__(self):
@@ -113,7 +114,8 @@ class ImpalaConfig(PGConfig):
 @patch(as_prop=True)
 def fragment_envs(self: ImpalaConfig) -> int:
     "Envs in one rollout the learner takes: a runner's share when collecting asynchronously, else all of them"
-    return self.n_envs // self.runners if self.runners and self.async_runners else self.n_envs
+    e = self.execution
+    return self.n_envs // e.runners if e.runners and e.async_runners else self.n_envs
 
 @patch
 def rollout_rows(self: ImpalaConfig) -> int:

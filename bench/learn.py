@@ -89,7 +89,7 @@ def sb3_model(p, cfg, env, seed, device='cpu'):
     lin = lambda x: (lambda f: f * x)
     kw['policy_kwargs']['net_arch'] = dict(pi=[], vf=[])
     return PPO('MlpPolicy', venv, learning_rate=lin(cfg.lr) if cfg.lr_schedule == 'linear' else cfg.lr, n_steps=cfg.n_steps, batch_size=cfg.bs, n_epochs=cfg.n_epochs,
-               gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clip) if cfg.clip_schedule == 'linear' else cfg.clip, ent_coef=cfg.ent_coef,
+               gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=lin(cfg.clipping.epsilon) if cfg.clipping.schedule == 'linear' else cfg.clipping.epsilon, ent_coef=cfg.ent_coef,
                vf_coef=cfg.vf_coef, max_grad_norm=cfg.grad_clip or 1e9, **kw)
 
 def run_vs_sb3(algo, env, seed, overrides, steps, device='cpu', only=None, threads=1, stop=None):

@@ -167,7 +167,7 @@ def bare_ppo(cfg, steps, seed):
     for it in range(rollouts):
         frac = 1 - it / rollouts
         for g in opt.param_groups: g['lr'] = cfg.lr * frac
-        clip = cfg.clip * frac
+        clip = cfg.clipping.epsilon * frac
         A, LP, V, R, D = torch.zeros(T, N, dtype=torch.long), torch.zeros(T, N), torch.zeros(T + 1, N), torch.zeros(T, N), torch.zeros(T, N)
         for t in range(T):
             O[t] = obs

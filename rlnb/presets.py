@@ -20,14 +20,14 @@ from .agents.dqn.categorical import Categorical
 from .agents.dqn.quantile import Quantile
 from .agents.dqn.rainbow import Noisy
 from .agents.dqn.recurrent import DRQNConfig
-from .agents.policy_gradient.ppo import PPOConfig
+from .agents.policy_gradient.ppo import PPOConfig, Clip
 from .agents.policy_gradient.recurrent import RecurrentPPOConfig
 from .agents.policy_gradient.reinforce import ReinforceConfig
 from .agents.policy_gradient.a2c import A2CConfig
 from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig
 from .agents.td3 import TD3Config
-from .agents.selfplay import SelfPlayConfig
+from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
 
 
@@ -37,7 +37,8 @@ __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 
 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
-                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution)}   # config.json's
+                                  HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution, Clip,
+                                  SelfOpponent, PoolOpponent, RivalOpponent)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -46,7 +47,9 @@ WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     target=dict(none=None, hard=HardTarget, soft=SoftTarget),
     exploration=dict(epsilon=EpsilonGreedy, noisy=Noisy),
     prioritized=dict(none=None, false=None, true=Prioritized),
-    execution=dict(default=Execution))
+    execution=dict(default=Execution),
+    clipping=dict(none=None, clip=Clip),
+    opponent=dict(self=SelfOpponent, pool=PoolOpponent, rival=RivalOpponent))
 
 def config_data(cfg: RunConfig                       # a config (its parts too)
                ) -> dict:
@@ -81,6 +84,8 @@ _FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): e
     eps_start=('exploration', 'start'),
     eps_end=('exploration', 'end'), eps_fraction=('exploration', 'fraction'), noisy_sigma0=('exploration', 'sigma0'),
     per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'),
+    clip=('clipping', 'epsilon'), clip_schedule=('clipping', 'schedule'), clip_vf=('clipping', 'value'),
+    pool=('opponent', 'size'), snapshot_every=('opponent', 'every_env_steps'), pool_eps=('opponent', 'eps'),
     max_restarts=('execution', 'env_restarts'), **{f.name: ('execution', f.name) for f in fields(Execution)})   # the old flat names: `--set runner_timeout=120`
 
 def _where(cfg: RunConfig, name: str) -> tuple:
@@ -185,9 +190,10 @@ _DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=
                        target=HardTarget(250),   # a target copy every 1,000 env steps
                        exploration=EpsilonGreedy(1., 0.01, 0.1), grad_clip=10., net='nature_cnn', preprocess='atari',
                        eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
-_PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear', gamma=0.99, gae_lambda=0.95,
-                       clip=0.1, clip_schedule='linear', vf_coef=0.5, ent_coef=0.01, grad_clip=0.5, net='nature_cnn', shared=True, preprocess='atari',
-                       eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
+_PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear',
+                       gamma=0.99, gae_lambda=0.95, clipping=Clip(0.1), vf_coef=0.5, ent_coef=0.01, grad_clip=0.5,
+                       net='nature_cnn', shared=True, preprocess='atari', eval_every=250_000, eval_episodes=10, eval_envs=5,
+                       threshold=None)
 # MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1 over 100k steps, lr 2.5e-4; Adam for its RMSprop)
 _DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99,
                          learning_starts=5_000, train_every=1, updates=1, target=HardTarget(1_000),
@@ -207,7 +213,8 @@ _RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, b
                              net='minatar',
                              preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
 # MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
-_PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clip=0.2, n_epochs=8, net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
+_PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clipping=Clip(0.2), n_epochs=8, net='minatar',
+                       preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
 # %% ../nbs/19b_presets.ipynb #94405ff9
 PRESETS = {p.algo: p for p in [
@@ -254,7 +261,7 @@ _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,)
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
-                                           gamma=0.95, gae_lambda=0.95, clip_schedule='constant', obs_norm=True, reward_norm=True,
+                                           gamma=0.95, gae_lambda=0.95, clipping=Clip(schedule='constant'), obs_norm=True, reward_norm=True,
                                            eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
     *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
     *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
@@ -393,6 +400,7 @@ _PG_SPACE = dict(lr=('log', 1e-5, 1e-2), gamma=('cat', [0.9, 0.95, 0.98, 0.99, 0
 _OFF_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [64, 128, 256, 512]), gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 100_000, 1_000_000]),
                   tau=('cat', [0.001, 0.005, 0.01, 0.02]), learning_starts=('cat', [0, 100, 1000]), train_every=('cat', [1, 4, 8]), hidden=('cat', ['64,64', '256,256', '400,300']))
 SPACES = dict(dqn=_DQN_SPACE, double_dqn=_DQN_SPACE, dueling_dqn=_DQN_SPACE,
-              ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]), n_epochs=('cat', [1, 5, 10, 20]), clip=('cat', [0.1, 0.2, 0.3, 0.4])),
+              ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]), n_epochs=('cat', [1, 5, 10, 20]),
+                               **{'clipping.epsilon': ('cat', [0.1, 0.2, 0.3, 0.4])}),
               a2c=_PG_SPACE | dict(n_steps=('cat', [5, 8, 16, 32])),
               sac=_OFF_SPACE, td3=_OFF_SPACE | dict(action_noise=('float', 0.05, 0.5)))

@@ -8,7 +8,6 @@ Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 from __future__ import annotations
 import copy, importlib, time
 from functools import partial
-from operator import attrgetter
 from dataclasses import dataclass
 from typing import NamedTuple
 from fastcore.basics import patch
@@ -16,25 +15,26 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, LAYERS, BOOL, UNIT
+from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, POSITIVE, LAYERS, BOOL, UNIT
 from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
 from ..nets import mlp
 from ..rl import RLLearner, Run, seeded_init, collection
-from ..offpolicy import OffPolicyBatches
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
 from ..data.battle import masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
 from ..data.heuristics import HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
-from .dqn.core import DQNConfig, GreedyBootstrap, LinearHead, EpsilonGreedy, dqn_loss, dqn_callbacks
+from ..offpolicy import OffPolicyBatches, OffPolicyConfig
+from .dqn.core import GreedyBootstrap, LinearHead, EpsilonGreedy, dqn_loss, dqn_callbacks
 from .dqn.targets import HardTarget
 
 # %% auto #0
 __all__ = ['make_game', 'BoardQNetwork', 'mirror_moves', 'MirrorHalf', 'NegamaxBootstrap', 'BattleResult', 'BattleEvalCallback',
-           'SelfPlayConfig', 'Snapshots', 'SnapshotPool', 'SnapshotCallback', 'SplitReplay']
+           'SelfOpponent', 'PoolOpponent', 'RivalOpponent', 'SelfPlayConfig', 'Snapshots', 'SnapshotPool',
+           'SnapshotCallback', 'SplitReplay']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
 def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
@@ -132,14 +132,30 @@ class BattleEvalCallback(EvalCallback):
         super().__init__(None, agent, period, n_episodes, threshold, seed)
         self.envs, self.opponent = envs, opponent
 
+# %% ../../nbs/13_agents.selfplay.ipynb #opp13ex0
+@dataclass(frozen=True)
+class SelfOpponent:
+    "The network plays both seats: each move's target is minus the opponent's value (negamax)"
+
+@dataclass(frozen=True)
+class PoolOpponent:
+    "The learner's seat against one of its last `size` snapshots, drawn per game"
+    size: int = 5                  # snapshots in the pool
+    every_env_steps: int = 10_000  # transitions between snapshots
+    eps: float = 0.                # how often a snapshot moves at random
+    def __post_init__(self): check_fields(self, size=POSITIVE_INT, every_env_steps=POSITIVE_INT, eps=UNIT)
+
+@dataclass(frozen=True)
+class RivalOpponent:
+    "A second network that learns too, each from its own moves"
+
+_OPPONENTS = (SelfOpponent, PoolOpponent, RivalOpponent)
+
 # %% ../../nbs/13_agents.selfplay.ipynb #09d9c513
 @dataclass
-class SelfPlayConfig(DQNConfig):
-    "DQN's hyperparameters for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes` is games per seat)"
-    opponent: str = 'self'        # whom the network plays: 'self' (both seats, negamax targets), 'pool' (its last `pool` snapshots, from its own seat), 'rival' (a second network that learns too)
-    pool: int = 5                 # snapshots in the pool (opponent='pool')
-    snapshot_every: int = 10_000  # transitions between snapshots into the pool (opponent='pool')
-    pool_eps: float = 0.          # the snapshots' ε (opponent='pool'): how often they move at random
+class SelfPlayConfig(OffPolicyConfig):
+    "DQN for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes`: games per seat)"
+    opponent: object = SelfOpponent()  # whom the network plays: `SelfOpponent`, `PoolOpponent` or `RivalOpponent`
     total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
@@ -152,30 +168,36 @@ class SelfPlayConfig(DQNConfig):
     hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
     conv: tuple = ()              # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
     mirror: bool = False          # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
-    head: object = LinearHead('mse')   # the TD loss on the board network's Q-values
-    target: object = HardTarget(500)   # a target network, copied every 500 updates
-    exploration: object = EpsilonGreedy(end=0.1, fraction=0.5)   # ε 1 -> 0.1 over half the run: new positions
+    adam_eps: float = 1e-8        # Adam's ε
+    head: LinearHead = LinearHead('mse')   # the TD loss on the board network's Q-values (10a)
+    target: object = HardTarget(500)   # a target network, copied every 500 updates: `HardTarget`, `SoftTarget` or None
+    exploration: EpsilonGreedy = EpsilonGreedy(end=0.1, fraction=0.5)   # ε 1 -> 0.1 over half the run: new positions
     eval_every: int = 10_000      # transitions between evaluations
     eval_episodes: int = 100      # greedy games per seat at each evaluation
-    eval_opponent: str = 'random' # whom those games are against: a fixed player of `HEURISTICS` ('random', 'minimax' for tic-tac-toe, 'lookahead' for Connect Four)
+    eval_opponent: str = 'random' # whom they are against: a player of `HEURISTICS` ('random', 'minimax', 'lookahead')
     eval_envs: int = 8            # games played at once in evaluation
     threshold: float | None = None
     rebuilds_envs = False         # (not a field) its battles do not rebuild a failed game (`Execution.env_restarts`)
+    bootstrap = GreedyBootstrap() # (not a field) V(s') as DQN's loss reads it: the best legal move (negamax wraps it)
+    n_step = 1                    # (not a field) a transition already spans the opponent's reply
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3d4fee1c
 _CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integers (empty: no convolutions)')   # core's LAYERS, empty allowed
 
 @patch
 def __post_init__(self: SelfPlayConfig):
-    DQNConfig.__post_init__(self)
-    check_fields(self, opponent=one_of('self', 'pool', 'rival'), pool=POSITIVE_INT, snapshot_every=POSITIVE_INT, pool_eps=UNIT, conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS))
-    for name, ok, why in (('n_step', self.n_step == 1, 'a transition already spans the opponent\'s reply'),
-                          ('head', type(self.head) is LinearHead, 'the board network has a linear head'),
-                          ('exploration', type(self.exploration) is EpsilonGreedy, 'the players explore ε-greedily'),
-                          ('prioritized', self.prioritized is None, 'the battles store moves in a uniform replay'),
-                          ('execution.eval_runner', not self.execution.eval_runner, 'games are evaluated in this process')):
-        if not ok: raise ValueError(f'SelfPlayConfig.{name} = {attrgetter(name)(self)!r} is not supported: {why}.')
-    if self.opponent == 'rival' and (self.replay_monitor or self.max_use or self.max_age): raise ValueError("SelfPlayConfig.opponent='rival' keeps one replay per network, and replay monitors (replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
+    OffPolicyConfig.__post_init__(self)
+    kind = lambda *cs: (lambda v: type(v) in cs, ' or '.join(f'a `{c.__name__}`' for c in cs))
+    check_fields(self, opponent=kind(*_OPPONENTS), conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS),
+                 hidden=LAYERS, adam_eps=POSITIVE, head=kind(LinearHead), exploration=kind(EpsilonGreedy),
+                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, SoftTarget)'))
+    if self.learning_starts < self.bs: raise ValueError(f'SelfPlayConfig.learning_starts = {self.learning_starts:,} is out of range: '
+                                                        f'the first batch needs bs = {self.bs} stored transitions.')
+    if self.execution.eval_runner:
+        raise ValueError('SelfPlayConfig.execution.eval_runner = True is not supported: games are evaluated in this process.')
+    if type(self.opponent) is RivalOpponent and (self.replay_monitor or self.max_use or self.max_age):
+        raise ValueError("SelfPlayConfig.opponent=RivalOpponent() keeps one replay per network, and replay monitors "
+                         "(replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
 
 # %% ../../nbs/13_agents.selfplay.ipynb #2471983e
 @patch
@@ -203,8 +225,8 @@ def close(self: BattleEvalCallback): [e.close() for e in self.envs]
 def unused(self: SelfPlayConfig,
            names                           # field names a user set
           ) -> list:
-    "Those of `names` that this config's switches leave without effect: DQN's, and the pool's without opponent='pool'"
-    return DQNConfig.unused(self, names) + [f"{n} (it needs opponent='pool')" for n in ('pool', 'snapshot_every', 'pool_eps') if n in names and self.opponent != 'pool']
+    "Those of `names` that this config's switches leave without effect: the runners' settings without runners"
+    return OffPolicyConfig.unused(self, names)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #8284b87e
 @patch(cls_method=True)
@@ -348,9 +370,9 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
         return Agent(net, MaskedEpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps, share), seed=seed))
-    rival = cfg.opponent == 'rival'
+    o = cfg.opponent; rival = type(o) is RivalOpponent
     agent, model = explorer(net, seeds[1].int(), 2 if rival else 1), net
-    pool = SnapshotPool(net, n, cfg.pool, cfg.pool_eps, seed=seeds[5].int() % 2**31) if cfg.opponent == 'pool' else None
+    pool = SnapshotPool(net, n, o.size, o.eps, seed=seeds[5].int() % 2**31) if type(o) is PoolOpponent else None
     if rival:   # a second network of its own, with its own replay, loss and optimizer
         net2, loss2 = seeded_init(seeds[6].int(), build)
         other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
@@ -367,5 +389,5 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
     nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
     losses = [ModelLoss(m, l, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
-    extra = [SnapshotCallback(pool, cfg.snapshot_every)] if pool else []
+    extra = [SnapshotCallback(pool, o.every_env_steps)] if pool else []
     return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *run.cbs], run.progress)

@@ -380,6 +380,8 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
     _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.execution.env_timeout), seeds[2].int() % 2**31)
     node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None, **batches_kw)
     ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), run.eval_envs)
-    decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None, getattr(cfg, 'clip', None) if getattr(cfg, 'clip_schedule', None) == 'linear' else None)
+    clip = getattr(cfg, 'clipping', None)   # PPO's and APPO's clip range may decay too
+    decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None,
+                                clip.epsilon if clip is not None and clip.schedule == 'linear' else None)
     losses = [cfg.batches.loss_callback(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, cfg.grad_clip)]
     return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *run.cbs], run.progress)

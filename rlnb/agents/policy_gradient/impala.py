@@ -18,7 +18,7 @@ from ...data.rollout import Rollout
 from ...rl import RLLearner, Run, Execution
 from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss, policy_logp_entropy, pg_learner,
                                                scan_back)
-from .ppo import PPOLoss
+from .ppo import PPOLoss, Clip
 
 # %% auto #0
 __all__ = ['vtrace', 'VTraceBatches', 'ImpalaConfig', 'APPOConfig']
@@ -94,19 +94,19 @@ class ImpalaConfig(PGConfig):
     c_bar: float = 1.             # c̄: truncation of the traces
     n_epochs: int = 1             # passes over each rollout
     bs: int = 128                 # rows per minibatch
-    clip: float | None = None     # APPO's clip range ε of the surrogate (None: IMPALA's plain policy gradient)
-    clip_schedule: str = 'constant' # with clip: 'linear' (to 0 over the run) or 'constant'
+    clipping: Clip | None = None  # APPO's clipped surrogate (`Clip`, 11a); None: IMPALA's plain policy gradient
     execution: Execution = _IMPALA_RUNNERS  # with runners: each one's rollouts as they arrive, two under way
     tolerates_lag = True          # (not a field) its updates may use rollouts acted by older weights
 
     def __post_init__(self):
         PGConfig.__post_init__(self)
-        check_fields(self, rho_bar=POSITIVE, c_bar=POSITIVE, n_epochs=POSITIVE_INT, bs=POSITIVE_INT, clip=POSITIVE_OR_NONE, clip_schedule=one_of('linear', 'constant'))
+        check_fields(self, rho_bar=POSITIVE, c_bar=POSITIVE, n_epochs=POSITIVE_INT, bs=POSITIVE_INT,
+                     clipping=(lambda v: v is None or isinstance(v, Clip), 'None or a `Clip`'))
 
     def loss(self) -> ActorCriticLoss | PPOLoss:
-        "The loss this config trains with on V-trace's advantages: IMPALA's `ActorCriticLoss`, or with `clip` APPO's `PPOLoss`"
-        if self.clip is None: return ActorCriticLoss(self.vf_coef, self.ent_coef, self.norm_adv)
-        return PPOLoss(self.clip, self.vf_coef, self.ent_coef, norm_adv=self.norm_adv)
+        "The loss this config trains with on V-trace's advantages: IMPALA's `ActorCriticLoss`, or with `clipping` APPO's `PPOLoss`"
+        if self.clipping is None: return ActorCriticLoss(self.vf_coef, self.ent_coef, self.norm_adv)
+        return self.clipping.loss(self.vf_coef, self.ent_coef, self.norm_adv)
 
     batches = VTraceBatches
 
@@ -135,12 +135,11 @@ def build(self: ImpalaConfig, run: Run) -> RLLearner:
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #b448dea4
 @dataclass
 class APPOConfig(ImpalaConfig):
-    "Hyperparameters of APPO: IMPALA with PPO's clipped surrogate (`clip`) and epochs (defaults: CartPole-v1)"
+    "Hyperparameters of APPO: IMPALA with PPO's clipped surrogate (`clipping`) and epochs (defaults: CartPole-v1)"
     n_steps: int = 32             # steps per env per rollout (T)
     lr: float = 1e-3              # Adam learning rate
     ent_coef: float = 0.          # weight of the entropy bonus
     norm_adv: bool = True         # standardise advantages per minibatch
     n_epochs: int = 10            # passes over each rollout
     bs: int = 128                 # rows per minibatch
-    clip: float | None = 0.2      # clip range ε of the surrogate (at the start, with clip_schedule 'linear')
-    clip_schedule: str = 'linear' # 'linear' (to 0 over the run) or 'constant'
+    clipping: Clip | None = Clip()  # PPO's: ε = 0.2, decaying linearly to 0 over the run

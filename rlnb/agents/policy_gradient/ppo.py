@@ -15,7 +15,7 @@ from ...rl import RLLearner, Run
 from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
 
 # %% auto #0
-__all__ = ['clipped_surrogate', 'PPOLoss', 'PPOConfig']
+__all__ = ['clipped_surrogate', 'PPOLoss', 'Clip', 'PPOConfig']
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #bba7309c
 def clipped_surrogate(ratio_B,                              # π_new(a|s) / π_old(a|s)
@@ -50,6 +50,19 @@ class PPOLoss:
         self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
         return pg + self.vf_coef * vf - self.ent_coef * ent
 
+# %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #clip11ax
+@dataclass(frozen=True)
+class Clip:
+    "PPO's clipping: the probability ratio kept within 1 ± `epsilon`; with `value`, the value within that of its old estimate"
+    epsilon: float = 0.2          # ε of the clipped surrogate (at the start, with schedule 'linear')
+    schedule: str = 'linear'      # 'linear' (ε to 0 over the run) or 'constant'
+    value: float | None = None    # clip range of the value around its old estimate (None: unclipped)
+    def __post_init__(self): check_fields(self, epsilon=POSITIVE, schedule=one_of('linear', 'constant'), value=POSITIVE_OR_NONE)
+
+    def loss(self, vf_coef: float, ent_coef: float, norm_adv: bool) -> PPOLoss:
+        "The clipped loss with these coefficients"
+        return PPOLoss(self.epsilon, vf_coef, ent_coef, self.value, norm_adv)
+
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #834fd7d5
 @dataclass
 class PPOConfig(PGConfig):
@@ -58,13 +71,12 @@ class PPOConfig(PGConfig):
     n_epochs: int = 20            # passes over each rollout
     gamma: float = 0.98           # discount
     gae_lambda: float = 0.8       # GAE's λ
-    clip: float = 0.2             # clip range ε of the surrogate (at the start, with clip_schedule 'linear')
-    clip_schedule: str = 'linear' # 'linear' or 'constant'
-    clip_vf: float | None = None  # clip range of the value error (None: unclipped)
+    clipping: Clip = Clip()       # the surrogate's range ε, its schedule, the value clip
 
     def __post_init__(self):
         PGConfig.__post_init__(self)
-        check_fields(self, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, clip_schedule=one_of('linear', 'constant'), gae_lambda=UNIT, clip_vf=POSITIVE_OR_NONE, clip=POSITIVE)
+        check_fields(self, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, gae_lambda=UNIT,
+                     clipping=(lambda v: isinstance(v, Clip), 'a `Clip`'))
         rows = self.n_steps * self.n_envs
         if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} rows is smaller than the minibatch size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
 
@@ -78,5 +90,5 @@ def rollout_batches(self: PPOConfig) -> int:
 @patch
 def build(self: PPOConfig, run: Run) -> RLLearner:
     "An `RLLearner` that trains PPO with this config, for `run`"
-    loss = PPOLoss(self.clip, self.vf_coef, self.ent_coef, self.clip_vf, self.norm_adv)
+    loss = self.clipping.loss(self.vf_coef, self.ent_coef, self.norm_adv)
     return pg_learner(self, run, loss, self.n_epochs, self.bs, self.gae_lambda)

@@ -23,9 +23,10 @@ import torch
 from timing import alternate, clock, compare, ratios_line, since, timed_train
 
 def rlnb_cfg(steps):
-    from rlnb.agents.policy_gradient.ppo import PPOConfig
-    return PPOConfig(total_steps=steps, n_envs=8, n_steps=32, bs=256, n_epochs=20, lr=1e-3, lr_schedule='linear', gamma=0.98, gae_lambda=0.8,
-                     clip=0.2, clip_schedule='linear', ent_coef=0., vf_coef=0.5, grad_clip=0.5, hidden=(64, 64), eval_every=10**9, threshold=None)
+    from rlnb.agents.policy_gradient.ppo import PPOConfig, Clip
+    return PPOConfig(total_steps=steps, n_envs=8, n_steps=32, bs=256, n_epochs=20, lr=1e-3, lr_schedule='linear', gamma=0.98,
+                     gae_lambda=0.8, clipping=Clip(0.2, 'linear'), ent_coef=0., vf_coef=0.5, grad_clip=0.5, hidden=(64, 64),
+                     eval_every=10**9, threshold=None)
 
 def run_rlnb(steps, seed, split=False):
     learn = rlnb_cfg(steps).learner('CartPole-v1', seed, progress=False)

@@ -19,7 +19,8 @@ from .track import check_tracker, tracking_of
 
 # %% auto #0
 __all__ = ['MAX_ENVS', 'MAX_SIZE', 'run_preset', 'asked_preset', 'check_device', 'check_effective', 'check_fits', 'min_steps',
-           'check_budget', 'refuse_video', 'chosen', 'device_note', 'check_request', 'refuse_changes', 'check_resume']
+           'check_budget', 'refuse_video', 'chosen', 'device_note', 'check_request', 'checked_request',
+           'refuse_changes', 'check_resume']
 
 # %% ../nbs/19g_request.ipynb #fa07787c
 def run_preset(algo: str | None,                     # the algorithm asked for (None: the file's, or dqn)
@@ -193,6 +194,24 @@ def check_request(p: Preset,                         # the preset the run would 
     refuse_video(p.cfg, video); check_fits(p)
     if track is not None: check_tracker(track)
     return chosen(p)
+
+# %% ../nbs/19g_request.ipynb #chkreq0x
+def checked_request(algo: str | None,                # the algorithm asked for (None: the file's, or dqn)
+                    env: str | None,                 # the environment asked for (None: the preset's, or the file's)
+                    seed: int | None,                # the seed asked for (None: the file's)
+                    config=None,                     # a run's config.json to run again, or None
+                    steps: int | None = None,        # env steps in all (None: the config's)
+                    changes: dict | None = None,     # `--set` changes: `{name: value}`
+                    ckpt_every: int = 5_000,         # env steps between checkpoints
+                    video: bool = False,             # whether videos are asked for
+                    track: str | None = None,        # the tracker asked for, if any
+                    **flags                          # n_envs, device, runners, async_runners as given (None: not given)
+                   ) -> tuple:
+    "`(preset, seed, auto)` of a new run, checked once with its 'auto' settings chosen; `auto`: whether the device was 'auto'"
+    p, seed = run_preset(algo, env, seed, config)
+    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
+    p, names = asked_preset(p, config, changes or {}, total_steps=steps, **flags)
+    return check_request(p, seed, ckpt_every, names, video, track), seed, value_of(p.cfg, 'device') == 'auto'
 
 # %% ../nbs/19g_request.ipynb #d492d7e9
 def refuse_changes(run_dir: Path,                    # the run directory

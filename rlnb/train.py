@@ -33,7 +33,7 @@ from .export import export_learner
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
 from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
-from .request import run_preset, asked_preset, check_request, device_note, check_resume, refuse_video
+from .request import checked_request, device_note, check_resume, refuse_video
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
@@ -159,38 +159,38 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               resume: bool = False                  # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
              ) -> dict:
     "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
-    p, seed = run_preset(algo, env, seed, config)
-    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
-    p, names = asked_preset(p, config, changes or {}, total_steps=steps, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners)
-    p, auto = check_request(p, seed, ckpt_every, names, video, track), p.cfg.execution.device == 'auto'   # every check of the request, 'auto' settings chosen (`rlnb.request`)
+    p, seed, auto = checked_request(algo, env, seed, config, steps, changes, ckpt_every, video, track, n_envs=n_envs,
+                                    device=device, runners=runners, async_runners=async_runners)   # once (`rlnb.request`)
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
-    if p.cfg.execution.learners > 1: return _group_start(p, seed, out, overwrite, auto, progress, video, ckpt_every, tuple(cbs), track)
-    with _build(p, seed, progress, cbs) as learn, claimed_out(out, overwrite) as moved:
-        if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
-        if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
-        learn.meta = run_meta(p, seed)
-        (out/'config.json').write_text(json.dumps(learn.meta | dict(rlnb=rlnb.__version__), indent=1))
-        if track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
-        return _run(_with_files(learn, out, ckpt_every), out, seed, video)
+    claim, tracker = partial(_claimed, out, overwrite, p, seed, auto), (track, None) if track else None
+    if p.cfg.execution.learners > 1:   # the directory claimed here, the training in the learners
+        with claim(): return _on_learners(p, out, _train_in, out, p, run_meta(p, seed), progress, video, ckpt_every,
+                                          None, None, tuple(cbs), tracker)
+    return _train_in(out, p, run_meta(p, seed), progress, video, ckpt_every, cbs=cbs, tracker=tracker, claim=claim)
 
 # %% ../nbs/20_train.ipynb #d7b3d1ba
-def _fresh(p, seed: int, out: Path, progress: bool, video: bool, ckpt_every: int, steps=None, cbs=(), track=None, tracked=None) -> dict | None:
-    "Build preset `p`'s run (in a learner group, this learner's share) and train it in `out` from env step 0, with the tracker `track` (or the run's own, `tracked`); the summary (None on a group's other ranks)"
-    with _build(p, seed, progress, cbs, **({'total_steps': steps} if steps is not None else {})) as learn:
-        learn.meta = run_meta(p, seed)
-        if is_writer() and track is not None: learn.add_cbs([open_tracker(track, out, learn.meta)])
-        if is_writer() and tracked is not None: learn.add_cbs([open_tracker(tracked['tracker'], out, learn.meta, tracked['id'])])
-        return _run(_with_files(learn, out, ckpt_every), out, seed, video)
-
-def _group_start(p, seed: int, out: Path, overwrite: bool, auto: bool, progress: bool, video: bool, ckpt_every: int, cbs: tuple, track) -> dict:
-    "`train_run` of a config with several learners: the run directory claimed and its config.json written here, the training in the learners"
+@contextlib.contextmanager
+def _claimed(out: Path, overwrite: bool, p, seed: int, auto: bool):
+    "Within: `out` claimed for a new run of preset `p` (an old run moved aside if asked), config.json written, the device said"
     with claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
         (out/'config.json').write_text(json.dumps(run_meta(p, seed) | dict(rlnb=rlnb.__version__), indent=1))
-        return _on_learners(p, out, _fresh, p, seed, out, progress, video, ckpt_every, None, cbs, track)
+        yield
+
+# %% ../nbs/20_train.ipynb #trainin0
+def _train_in(out: Path, p, meta: dict, progress: bool, video: bool, ckpt_every: int, steps=None, ck=None, cbs=(),
+              tracker=None, claim=contextlib.nullcontext) -> dict | None:
+    "Build preset `p`'s run (in a learner group, this learner's share), enter `claim`, load checkpoint `ck` if given, train in `out`"
+    with _build(p, meta['seed'], progress, cbs, **({'total_steps': steps} if steps is not None else {})) as learn, claim():
+        learn.meta = dict(meta)                          # the run's identity; a new step budget is not part of it
+        _with_files(learn, out, ckpt_every)              # the file callbacks first, so that a checkpoint restores them too
+        if ck is not None: learn.load(ck)
+        if is_writer() and tracker is not None: learn.add_cbs([open_tracker(tracker[0], out, learn.meta, tracker[1])])
+        if ck is not None and (summary := _finished(learn, out)) is not None: return summary
+        return _run(learn, out, meta['seed'], video)
 
 # %% ../nbs/20_train.ipynb #07fb2f9d
 def _on_learners(p, out: Path, fn: Callable, *args):
@@ -250,12 +250,14 @@ def resume_run(run_dir,                              # the run directory to cont
     try:
         if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
         if newest is None: return _start_again(run_dir, meta, p, steps, progress, video, ckpt_every)
-        return _resume(run_dir, newest, p, steps, progress, video, ckpt_every)
+        meta = _resume(run_dir, newest)
+        return _on_learners(p, run_dir, _train_in, run_dir, p, meta, progress, video, ckpt_every, steps, newest[0], (),
+                            _tracker_of(run_dir))
     finally: lock.release()
 
 # %% ../nbs/20_train.ipynb #f118c906
-def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every) -> dict:
-    "Resume the locked run in `run_dir` from `newest` (`(path, state, skipped)`): set corrupt checkpoints aside, restore a deleted config.json, train to the budget"
+def _resume(run_dir: Path, newest: tuple) -> dict:
+    "Ready the locked run in `run_dir` to resume from `newest` (`(path, state, skipped)`): corrupt checkpoints set aside, a deleted config.json restored; its identity"
     ck, state, skipped = newest
     for (old, why), new in zip(skipped, set_aside([q for q, _ in skipped])):
         print(f"rlnb train: {old.name} does not load ({why}); moved it to {new.name} and resuming from {ck.name}", file=sys.stderr)
@@ -263,7 +265,12 @@ def _resume(run_dir: Path, newest: tuple, p, steps, progress, video, ckpt_every)
     if not (run_dir/'config.json').exists():
         (run_dir/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
         print(f"rlnb train: config.json was missing from '{run_dir}'; wrote it again from {ck.name}", file=sys.stderr)
-    return _on_learners(p, run_dir, _continue_from, run_dir, ck, meta, p, steps, progress, video, ckpt_every)
+    return dict(meta)
+
+def _tracker_of(run_dir: Path) -> tuple | None:
+    "`(tracker, id)` of the run in `run_dir` if it is tracked: the same tracked run goes on"
+    t = tracking_of(run_dir)
+    return (t['tracker'], t['id']) if t is not None else None
 
 def _read_config(path: Path) -> dict:
     "The run identity in the `config.json` at `path` (a `CheckpointError` from `preset_of` names what is wrong with it)"
@@ -272,27 +279,23 @@ def _read_config(path: Path) -> dict:
 
 
 # %% ../nbs/20_train.ipynb #ae656e19
-def _continue_from(run_dir: Path, ck: Path, meta: dict, p, steps, progress: bool, video: bool, ckpt_every: int) -> dict | None:
-    "Build preset `p`'s run (in a learner group, this learner's share), load checkpoint `ck` and train it to the budget in `run_dir`; the summary (None on a group's other ranks)"
-    with _build(p, meta['seed'], progress, **({'total_steps': steps} if steps is not None else {})) as learn:
-        learn.meta = dict(meta)                              # identity as saved; the new step budget is not part of it
-        _with_files(learn, run_dir, ckpt_every).load(ck)     # the file callbacks first, so their state is restored too
-        if is_writer() and (t := tracking_of(run_dir)) is not None: learn.add_cbs([open_tracker(t['tracker'], run_dir, meta, t['id'])])   # the same tracked run goes on
-        if learn.opt_step >= learn.cfg.n_batches():          # the budget may be spent: the collector's count decides (and the final evaluation needs it)
-            with warnings.catch_warnings():   # read, not resumed: an env that cannot be snapshotted has nothing to say yet
-                warnings.simplefilter('ignore'); learn.restore_data()
-            if learn.cfg.spent(learn) and (summary := run_summary(run_dir)) is not None:   # nothing left to train
-                budget = learn.cfg.total_steps * learn.learners
-                if is_writer(): print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {budget:,}); "
-                                      f"pass {said('steps')} above {budget:,} to train it further. Nothing was changed.", file=sys.stderr)
-                return summary
-        return _run(learn, run_dir, meta['seed'], video)
+def _finished(learn, run_dir: Path) -> dict | None:
+    "The summary of the loaded run in `run_dir` if its budget is spent already (nothing to train: say so), else None"
+    if learn.opt_step < learn.cfg.n_batches(): return None
+    with warnings.catch_warnings():   # the collector's count decides (and the final evaluation needs it); read, not resumed
+        warnings.simplefilter('ignore'); learn.restore_data()
+    if not learn.cfg.spent(learn) or (summary := run_summary(run_dir)) is None: return None
+    budget = learn.cfg.total_steps * learn.learners
+    if is_writer(): print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {budget:,}); "
+                          f"pass {said('steps')} above {budget:,} to train it further. Nothing was changed.", file=sys.stderr)
+    return summary
 
+# %% ../nbs/20_train.ipynb #again020
 def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_every) -> dict:
     "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says: what `train_run` did, again"
     print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its config.json at env step 0", file=sys.stderr)
-    return _on_learners(p, run_dir, _fresh, p, meta['seed'], run_dir, progress, video, ckpt_every, steps, (), None, tracking_of(run_dir))
-
+    return _on_learners(p, run_dir, _train_in, run_dir, p, run_meta(p, meta['seed']), progress, video, ckpt_every, steps,
+                        None, (), _tracker_of(run_dir))
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
 def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:

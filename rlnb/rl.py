@@ -15,7 +15,8 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import torch
 from torch import nn
-from .core import tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE, BOOL
+from .core import (tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE,
+                       BOOL)
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
@@ -56,10 +57,11 @@ class Execution:
     learners: int = 1                  # learner processes in one torch.distributed group (`rlnb.learners`)
 
     def __post_init__(self):
-        check_fields(self, env_timeout=POSITIVE, env_restarts=NON_NEGATIVE_INT, runners=NON_NEGATIVE_INT, async_runners=BOOL, inflight=POSITIVE_INT,
-                     max_staleness=_NON_NEGATIVE_OR_NONE, fragment=POSITIVE_INT, learners=POSITIVE_INT,
-                     runner_restarts=NON_NEGATIVE_INT, runner_timeout=POSITIVE, eval_runner=BOOL,
-                     vector=one_of('auto', *VECTORS), device=(lambda v: isinstance(v, str), "a device name such as 'cpu'"))
+        check_fields(self, env_timeout=POSITIVE, env_restarts=NON_NEGATIVE_INT, runners=NON_NEGATIVE_INT,
+                     async_runners=BOOL, inflight=POSITIVE_INT, max_staleness=_NON_NEGATIVE_OR_NONE,
+                     fragment=POSITIVE_INT, learners=POSITIVE_INT, runner_restarts=NON_NEGATIVE_INT,
+                     runner_timeout=POSITIVE, eval_runner=BOOL, vector=one_of('auto', *VECTORS),
+                     device=(lambda v: isinstance(v, str), "a device name, e.g. 'cpu'"))
 
 
 # %% ../nbs/07a_rl.ipynb #8dc20524
@@ -73,15 +75,16 @@ class RunConfig:
     eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = None  # evaluation mean that counts as solved (None: no threshold)
     stop_when_solved: bool = False  # end the run at the first evaluation that reaches the threshold
-    preprocess: str | None = None # the env's preprocessing: 'atari' or 'minatar' (`rlnb.data.pixels`); None: as the env gives them
-    extended_obs: str | None = None  # what the policy sees beside each observation: 'action', 'reward', 'step' (`ExtendedObs`)
+    preprocess: str | None = None # the env's preprocessing: 'atari' or 'minatar' (`rlnb.data.pixels`); None: none
+    extended_obs: str | None = None  # what the policy sees beside each observation ('action', 'reward', 'step')
     execution: Execution = Execution()  # the device, the envs' stepping, runners, learners
-    tolerates_lag = False         # (not a field) whether its updates may use data acted by older weights: async runners allowed
-    rollouts = True               # (not a field) its collector yields rollouts (off-policy: `fragment` env steps per request)
+    tolerates_lag = False         # (not a field) its updates may use data acted by older weights: async runners allowed
+    rollouts = True               # (not a field) its collector yields rollouts (off-policy: `fragment` env steps)
     rebuilds_envs = False         # (not a field) its collector rebuilds failed envs (`env_restarts`)
 
     def __post_init__(self):
-        check_fields(self, **dict.fromkeys(('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs'), POSITIVE_INT),
+        counts = ('total_steps', 'n_envs', 'eval_every', 'eval_episodes', 'eval_envs')
+        check_fields(self, **dict.fromkeys(counts, POSITIVE_INT),
                      threshold=FINITE_OR_NONE, stop_when_solved=BOOL, preprocess=one_of(None, 'atari', 'minatar'),
                      execution=(lambda v: isinstance(v, Execution), 'an `Execution`'))
         self._check_combinations()
@@ -97,8 +100,8 @@ def _check_combinations(self: RunConfig):
                          'make n_envs a multiple of runners.')
     if self.extended_obs is not None:
         extended_inputs(self.extended_obs)
-        if self.preprocess: raise ValueError(f"{name}: extended_obs adds vectors beside the observation, "
-                                             f"and the '{self.preprocess}' networks read frames only: drop extended_obs.")
+        if self.preprocess: raise ValueError(f"{name}: extended_obs adds vectors beside the observation, and the "
+                                             f"'{self.preprocess}' networks read frames only: drop extended_obs.")
     self._check_split()
     pick_vector(e.vector, self.preprocess)   # a C++ backend for envs that are not Atari games: refused by name
     if e.async_runners and not self.tolerates_lag:
@@ -108,25 +111,26 @@ def _check_combinations(self: RunConfig):
 
 # %% ../nbs/07a_rl.ipynb #5f39a517
 _EXACT = ('n_envs', 'bs', 'train_every')                                # counts a learner must take an equal share of
-_SHARED = ('total_steps', 'eval_every', 'buffer', 'learning_starts')    # env-step counts and capacities: each learner's share, rounded up
+_SHARED = ('total_steps', 'eval_every', 'buffer', 'learning_starts')    # each learner's share, rounded up
 
 @patch
 def _check_split(self: RunConfig):
     "Refuse `learners` that do not split the envs, runners, batch and rounds of updates evenly"
     e, name = self.execution, type(self).__name__
     if e.learners == 1: return
-    if e.eval_runner: raise ValueError(f'{name}: eval_runner evaluates apart from training, and a learner group needs every '
-                                       'evaluation at the same batch on every learner: drop eval_runner, or train with learners=1.')
+    if e.eval_runner: raise ValueError(f'{name}: eval_runner evaluates apart from training, and a learner group needs '
+                                       'every evaluation at the same batch on every learner: drop eval_runner, or '
+                                       'train with learners=1.')
     for f, v in [(f, getattr(self, f, None)) for f in _EXACT] + [('runners', e.runners)]:
         if v and v % e.learners:
-            raise ValueError(f'{name}.{f} = {v} does not split over learners = {e.learners} (each learner takes an equal share): '
-                             f'make {f} a multiple of {e.learners}.')
+            raise ValueError(f'{name}.{f} = {v} does not split over learners = {e.learners} (each learner takes an '
+                             f'equal share): make {f} a multiple of {e.learners}.')
 
 
 # %% ../nbs/07a_rl.ipynb #b6b109b1
 @patch
 def split(self: RunConfig) -> RunConfig:
-    "The run each of `learners` learners trains: its share of the envs, runners, batch rows, env-step budget, evaluation period, replay and start of learning (`learners=1` on it)"
+    "The run each of `learners` learners trains: its share of the envs, runners, batch, budget and replay"
     e = self.execution; n = e.learners
     share = {f: getattr(self, f) // n for f in _EXACT if getattr(self, f, None)}
     share |= {f: -(-getattr(self, f) // n) for f in _SHARED if hasattr(self, f)}   # rounded up
@@ -135,10 +139,10 @@ def split(self: RunConfig) -> RunConfig:
 # %% ../nbs/07a_rl.ipynb #db3ff84d
 @patch
 def unused(self: RunConfig, names) -> list:
-    "Those of `names` (fields a user set) that this config leaves without effect: the runners' settings without runners here"
+    "Those of `names` (fields a user set) that this config leaves without effect: runners' settings without runners"
     e, some, lag = self.execution, 'runners > 0', 'runners > 0 with async_runners=True'
     env = 'an algorithm that rebuilds its envs (dqn)'
-    off = {some: not e.runners, lag: not (e.runners and e.async_runners), env: not self.rebuilds_envs}   # each switch: off?
+    off = {some: not e.runners, lag: not (e.runners and e.async_runners), env: not self.rebuilds_envs}   # switch off?
     need = dict(async_runners=some, fragment=some, runner_restarts=some, runner_timeout=some, max_staleness=lag,
                 inflight=lag, env_restarts=env)
     short = lambda n: n.removeprefix('execution.')   # `--set execution.fragment=64` or `--set fragment=64`
@@ -147,7 +151,7 @@ def unused(self: RunConfig, names) -> list:
 # %% ../nbs/07a_rl.ipynb #budget7a
 @patch
 def n_batches(self: RunConfig) -> int:
-    "Learner steps that the budget of `total_steps` env steps buys (at least: on-policy rollouts hold fewer env steps than rows where episodes end)"
+    "Learner steps that `total_steps` env steps buy (at least: an on-policy rollout's reset rows are no env steps)"
     raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (n_batches).')
 
 @patch
@@ -181,23 +185,23 @@ class StopWhenSolvedCallback(Callback):
 
 # %% ../nbs/07a_rl.ipynb #1bdca01e
 class FinalEvalCallback(Callback):
-    "In the batch that spends the budget of `learn.cfg` (`spent`): evaluate the final weights at the run's last env step (a repeat of a scheduled evaluation is skipped); a budget whose batches are not known ahead (on-policy) ends the fit there"
+    "In the batch that spends the budget (`spent`): evaluate the final weights; an on-policy budget ends the fit there"
     order = 21   # after the scheduled evaluation (20); before the best checkpoint (25) and the checkpoints (90)
-    def before_fit(self): self.done = self.learn.cfg.spent(self.learn)   # spent before this fit (one asked past the budget): nothing to do
+    def before_fit(self): self.done = self.learn.cfg.spent(self.learn)   # spent before this fit: nothing to do
     def after_batch(self):
         cfg = self.learn.cfg
         if self.done or not cfg.spent(self.learn): return
         self.learn.evaluator.final(self.learn.env_step); self.done = True
         if cfg.max_batches() > cfg.n_batches() and self.learn.batch_idx + 1 < self.learn.n_batches:
-            self.learn.stop = Stop(f'budget of {cfg.total_steps:,} env steps spent')   # the loop ends after this batch's callbacks
+            self.learn.stop = Stop(f'budget of {cfg.total_steps:,} env steps spent')   # after this batch's callbacks
 
 # %% ../nbs/07a_rl.ipynb #ed4daa98
 class RLLearner(Learner):
-    "A `Learner` that declares its config, collector, agent and evaluator, and trains to the config's budget of env steps"
+    "A `Learner` with its config, collector, agent and evaluator, that trains to the config's budget of env steps"
     learners = 1   # learners in its group (`grouped`): its env steps are its own share
     def __init__(self,
-                 cfg: RunConfig,               # the algorithm's config: the budget, the evaluation schedule, stop-when-solved
-                 model: nn.Module,             # every network the algorithm trains (and any target copies), saved with checkpoints
+                 cfg: RunConfig,               # the algorithm's config: the budget, the evaluations, stop-when-solved
+                 model: nn.Module,             # every network the algorithm trains (and target copies), checkpointed
                  data,                         # a `Loader` over a pipeline that starts at `collector`
                  losses: list,                 # the algorithm's `LossCallback`s
                  collector: Collector,         # where the env steps come from
@@ -206,9 +210,12 @@ class RLLearner(Learner):
                  cbs=(),                       # the algorithm's callbacks, then the user's
                  progress: bool = True):       # show a progress bar
         self.cfg, self.collector, self.agent, self.evaluator = cfg, collector, agent, evaluator
-        stages = {id(x): x for x in [*pipeline(data), collector]}.values()   # each may ask for callbacks of its own (`learner_cbs`)
-        std = [Recorder(every=10, step=lambda learn: learn.collector.env_step), EpisodeLogger(), evaluator, FinalEvalCallback(), *(cb for x in stages for cb in getattr(x, 'learner_cbs', list)())]
-        tail = ([StopWhenSolvedCallback()] if cfg.stop_when_solved else []) + ([ProgressCallback(measure=_budget_progress)] if progress else [])
+        stages = {id(x): x for x in [*pipeline(data), collector]}.values()   # each may ask for callbacks
+        own = [cb for x in stages for cb in getattr(x, 'learner_cbs', list)()]
+        rec = Recorder(every=10, step=lambda learn: learn.collector.env_step)
+        std = [rec, EpisodeLogger(), evaluator, FinalEvalCallback(), *own]
+        tail = [StopWhenSolvedCallback()] if cfg.stop_when_solved else []
+        tail += [ProgressCallback(measure=_budget_progress)] if progress else []
         super().__init__(model, data, cbs=[*losses, *std, *cbs, *tail])
 
     @property
@@ -218,7 +225,7 @@ class RLLearner(Learner):
 
     def train(self):
         "Train until `cfg.total_steps` env steps are spent (`cfg.spent`; all of them, or the rest after a resume)"
-        if self.opt_step >= self.cfg.n_batches() and self._it is None: self.restore_data()   # loaded at or past the least the budget buys: the collector's count decides
+        if self.opt_step >= self.cfg.n_batches() and self._it is None: self.restore_data()   # its env steps decide
         return self.fit(0 if self.cfg.spent(self) else max(0, self.cfg.max_batches() - self.opt_step))
 
 def _budget_progress(learn) -> tuple:
@@ -239,23 +246,25 @@ class Run(NamedTuple):
 @patch
 def build(self: RunConfig, run: Run) -> RLLearner:
     "The `RLLearner` of this config's algorithm for `run`: each algorithm's config defines it"
-    raise NotImplementedError(f'{type(self).__name__} must say how its learner is built: def build(self, run: Run) -> RLLearner.')
+    raise NotImplementedError(f'{type(self).__name__} must say how its learner is built: '
+                              'def build(self, run: Run) -> RLLearner.')
 
 # %% ../nbs/07a_rl.ipynb #91dda4a2
 def example_obs(envs                                 # a vector env
                ):
-    "One sampled observation of `envs` as a batch of one `[1, ...]` (a dict of them for Dict observations): what a network is sized from"
+    "One sampled observation of `envs` as a batch of one `[1, ...]` (a dict for Dict spaces): what sizes a network"
     return tree_map(lambda x: torch.as_tensor(np.asarray(x)[None]), envs.single_observation_space.sample())
 
 # %% ../nbs/07a_rl.ipynb #d397d83f
-_MLP_ON_CUDA = ("device={device!r} for a network that is not a CNN: the presets' MLPs trained slower on CUDA than on the CPU "
-                "(on an H200: dqn 0.48x, ppo 0.87x, sac 0.64x the CPU's env steps per second, bench/results/device_h200*.json); device='auto' picks the CPU for them.")
+_MLP_ON_CUDA = ("device={device!r} for a network that is not a CNN: the presets' MLPs trained slower on CUDA than on "
+                "the CPU (on an H200: dqn 0.48x, ppo 0.87x, sac 0.64x the CPU's env steps per second, "
+                "bench/results/device_h200*.json); device='auto' picks the CPU for them.")
 
 def pick_device(device: str,                       # a config's `device`: 'auto', or a torch device name
                 preprocess: str | None,            # the config's preprocessing: a network of frames if set
                 cuda: bool | None = None           # whether there is a CUDA GPU (None: whether torch sees one here)
                ) -> str:
-    "The device `device` means: for 'auto', 'cuda' for a CNN (frames: a `preprocess`) where there is a GPU, else 'cpu'; any other name as it is"
+    "The device `device` means: for 'auto', 'cuda' for a CNN (a `preprocess`) where there is a GPU, else 'cpu'"
     if device != 'auto': return device
     if cuda is None: cuda = torch.cuda.is_available()
     return 'cuda' if preprocess and cuda else 'cpu'
@@ -263,13 +272,13 @@ def pick_device(device: str,                       # a config's `device`: 'auto'
 # %% ../nbs/07a_rl.ipynb #03ca4e35
 @patch(as_prop=True)
 def torch_device(self: RunConfig) -> str:
-    "Where the networks and tensors go: `device`, with 'auto' chosen on this machine (`pick_device`); what algorithms build on"
+    "Where the networks and tensors go: the device, 'auto' chosen on this machine (`pick_device`)"
     return pick_device(self.execution.device, self.preprocess)
 
 # %% ../nbs/07a_rl.ipynb #79b9900e
 @patch
 def resolved(self: RunConfig) -> RunConfig:
-    "This config with its 'auto' settings made concrete on this machine: `device` (`pick_device`) and `vector` (`pick_vector`); warns once for an MLP on CUDA"
+    "This config with its 'auto' device and vector made concrete here; warns once for an MLP on CUDA"
     e = self.execution
     vector = pick_vector(e.vector, self.preprocess, self.n_envs // max(e.runners, 1))
     cfg = replace(self, execution=replace(e, device=self.torch_device, vector=vector))
@@ -288,7 +297,7 @@ def learner(self: RunConfig,
             envs=None,                   # a vector env to train on instead of `make_envs(env_id, cfg.n_envs)`
             eval_envs=None               # a vector env to evaluate on instead of `make_envs(env_id, cfg.eval_envs)`
            ) -> RLLearner:
-    "An `RLLearner` that trains this config's algorithm on `env_id`, seeded by `seed`: `self.resolved().build(Run(...))`; in a learner group, this process's share of the run (`grouped`); outside one, the whole run (to evaluate or export a group's checkpoint, say)"
+    "An `RLLearner` of this config on `env_id`, seeded by `seed` (`self.resolved().build`); in a group, its share"
     cfg, run = self.resolved(), Run(env_id, seed, tuple(cbs), progress, envs, eval_envs)
     return grouped(cfg, run) if cfg.execution.learners > 1 and in_group() else cfg.build(run)
 
@@ -296,11 +305,12 @@ def learner(self: RunConfig,
 def run_envs(env_id: str,                          # a registered gymnasium id
              n_envs: int,                          # envs side by side
              envs=None,                            # a vector env to use instead of making one
-             runners: int = 0,                     # the run's runners: if any, they make the envs, and one env here gives the spaces
-             cfg: RunConfig | None = None,         # the run's config: its `preprocess` ('atari', 'minatar'), `vector` (`train_envs`) and `extended_obs` (`ExtendedObs`)
+             runners: int = 0,                     # the run's runners: they make the envs; one env here for the spaces
+             cfg: RunConfig | None = None,         # the run's config: its `preprocess`, `vector` and `extended_obs`
              train: bool = True):                  # training envs, or evaluation envs (Atari: whole games, game scores)
-    "`envs` (or `n_envs` new envs of `env_id`, made as `cfg` says) with observations a network can read and actions a policy can take (nested ones made flat)"
-    if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop envs=, or collect in this process (runners=0).')
+    "`envs` (or `n_envs` new envs of `env_id`, as `cfg` says) with observations a network reads and flat actions"
+    if runners and envs is not None: raise ValueError('With runners, each runner makes its own envs from env_id: drop '
+                                                      'envs=, or collect in this process (runners=0).')
     if envs is not None: return action_envs(observation_envs(envs))   # the caller's, readable
     pre, ext = (cfg.preprocess, cfg.extended_obs) if cfg is not None else (None, None)
     check_preprocess(env_id, pre)   # an Atari game without its preprocessing, or the reverse: refused by name
@@ -311,8 +321,8 @@ def run_envs(env_id: str,                          # a registered gymnasium id
     return action_envs(observation_envs(envs))
 
 def seeded_init(seed: int,                            # the run's weight seed
-                build: Callable):                     # makes the networks (and anything else whose init draws from torch)
-    "`build()` with torch's global generator seeded by `seed`, then put back as it was: weight init from the run's seed, the caller's stream untouched"
+                build: Callable):                     # makes the networks (and what else draws from torch at init)
+    "`build()` with torch's global generator seeded by `seed`, then put back: the caller's stream untouched"
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         return build()
@@ -324,7 +334,7 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
               seed: int,                            # seeds the evaluation envs' resets
               eval_envs=None                        # a vector env to evaluate on instead of making one
              ) -> EvalCallback:
-    "The `EvalCallback` of a run: `cfg.eval_episodes` episodes of `agent` on `cfg.eval_envs` envs every `cfg.eval_every` env steps (in a Ray actor with `eval_runner`)"
+    "A run's `EvalCallback`: `eval_episodes` episodes of `agent` every `eval_every` env steps (`eval_runner`: in Ray)"
     when = (cfg.eval_every, cfg.eval_episodes, cfg.threshold)
     if cfg.execution.eval_runner:
         if eval_envs is not None: raise ValueError('eval_runner evaluates in a Ray actor on envs it makes from env_id: '
@@ -338,16 +348,18 @@ def evaluator(cfg: RunConfig,                       # the run config: episodes, 
 def grouped(cfg: RunConfig,                          # the whole run's config, with `learners` = the group's size
             run: Run                                 # the run (its seed is rank 0's)
            ) -> RLLearner:
-    "This rank's learner of `cfg` in a learner group: its share of the run (`split`), its envs seeded after those of the ranks before it, rank 0's weights and loss generators, gradients averaged and one stop for all (`rlnb.group`); env steps logged as the run's"
+    "This rank's learner of `cfg` in a group: its share (`split`), rank 0's weights and draws, gradients averaged"
     n = cfg.execution.learners
     if world_size() != n:
-        raise ValueError(f'{type(cfg).__name__}.execution.learners = {n}, and this process is one of a group of {world_size()}: '
-                         f'start a group of {n} (`LearnerGroup`, `rlnb train --learners`).')
+        raise ValueError(f'{type(cfg).__name__}.execution.learners = {n}, and this process is one of a group of '
+                         f'{world_size()}: start a group of {n} (`LearnerGroup`, `rlnb train --learners`).')
     r, share = rank(), cfg.split()
-    learn = share.build(run._replace(seed=(run.seed + r * share.n_envs) % 2**31, progress=run.progress and r == 0))   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
-    nets = {id(m): m for m in [learn.model, *(v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module))]}   # the model, and the callbacks' (target copies)
-    for m in nets.values(): broadcast_module(m)   # every rank built its networks from its own seed: rank 0's weights for all
-    for u in learn.losses:   # the losses' own draws (SAC's, TD3's noise): rank 0's stream on every rank, each taking its rows (`group_randn`)
+    seed = (run.seed + r * share.n_envs) % 2**31   # rank r's envs: the run's envs r * n .. (r + 1) * n - 1
+    learn = share.build(run._replace(seed=seed, progress=run.progress and r == 0))
+    held = [v for cb in learn.cbs for v in vars(cb).values() if isinstance(v, nn.Module)]   # target copies
+    nets = {id(m): m for m in [learn.model, *held]}
+    for m in nets.values(): broadcast_module(m)   # every rank built its networks from its own seed: rank 0's for all
+    for u in learn.losses:   # the losses' own draws (SAC's, TD3's): rank 0's stream on every rank (`group_randn`)
         for g in _generators(u, set()):
             if isinstance(g, torch.Generator): g.set_state(broadcast_value(g.get_state()))
     learn.learners = learn.metrics.step_scale = n
@@ -356,23 +368,24 @@ def grouped(cfg: RunConfig,                          # the whole run's config, w
 
 # %% ../nbs/07a_rl.ipynb #5d615478
 def _generators(obj, seen: set) -> list:
-    "The torch and numpy generators in `obj`: itself, or in its attributes, lists, tuples and dicts, recursively (networks and tensors hold none: skipped)"
+    "The torch and numpy generators in `obj`: itself, or in its attributes, lists, tuples and dicts, recursively"
     if id(obj) in seen or isinstance(obj, (nn.Module, torch.Tensor, np.ndarray, str, bytes, int, float)): return []
     seen.add(id(obj))
     if isinstance(obj, (torch.Generator, np.random.Generator)): return [obj]
-    kids = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else vars(obj).values() if hasattr(obj, '__dict__') else ()
+    if isinstance(obj, dict): kids = obj.values()
+    else: kids = obj if isinstance(obj, (list, tuple)) else vars(obj).values() if hasattr(obj, '__dict__') else ()
     return [g for k in kids for g in _generators(k, seen)]
 
 # %% ../nbs/07a_rl.ipynb #7e31e819
 def _reseed(g, r: int):
-    "Give generator `g` (a copy's) a stream of its own for runner `r`: torch's from its seed and `r`, numpy's from its next number and `r`"
+    "Give generator `g` (a copy's) a stream of its own for runner `r`, from its seed (numpy: its next number) and `r`"
     if isinstance(g, torch.Generator): g.manual_seed(Seeder([g.initial_seed(), r]).int())
     else: g.bit_generator.state = type(g.bit_generator)(Seeder([int(g.bit_generator.random_raw()), r]).seq).state
 
-def runner_agent(agent,                               # the run's agent, or what else its collector acts with (a battle's `Players`)
+def runner_agent(agent,                               # the run's agent, or what its collector acts with (`Players`)
                  r: int                               # a runner's index
                 ):
-    "What runner `r` acts with: `agent` itself for runner 0 (one runner repeats a local run), else a copy in which every generator (a selector's, a pool's, a heuristic's) draws from a stream of its own"
+    "What runner `r` acts with: `agent` for runner 0, else a copy whose every generator draws a stream of its own"
     if r == 0: return agent
     a = copy.deepcopy(agent)
     for g in _generators(a, set()): _reseed(g, r)
@@ -380,24 +393,25 @@ def runner_agent(agent,                               # the run's agent, or what
 
 # %% ../nbs/07a_rl.ipynb #99fc0983
 def _runner_node(make_envs, n, agent, build, seed, r):
-    "What runner `r` of a run collects with: `build` on its own `n` envs (`make_envs(n)`), seeded after the envs of the runners before it"
+    "What runner `r` collects with: `build` on its own `n` envs, seeded after the envs of the runners before it"
     return build(make_envs(n), runner_agent(agent, r), (seed + r * n) % 2**31)
 
 def collection(cfg: RunConfig,                       # the run's config (`runners`, `async_runners`, ...)
                env_id: str,                          # a registered gymnasium id
-               envs,                                 # the run's envs from `run_envs` (with runners: the one that gave the spaces; closed here)
-               agent: Agent,                         # acts in the envs (or what else `build` takes: its `model` is what the runners are sent)
+               envs,                                 # the run's envs (`run_envs`; with runners: one, for the spaces)
+               agent: Agent,                         # acts in the envs (or what `build` takes); runners get its `model`
                build: Callable,                      # `build(envs, agent, seed)` -> a collector, or a node over one
                seed: int,                            # env i resets with seed + i
-               make_envs: Callable | None = None     # `make_envs(n)` -> a runner's `n` envs (None: `run_envs(env_id, n, cfg=cfg)`)
+               make_envs: Callable | None = None     # `make_envs(n)` -> a runner's `n` envs (None: `run_envs`)
               ) -> tuple:
-    "`(node, collector)` of a run: `build` here, or with `cfg.runners` a `RayCollector` whose runner r builds it on its share of the envs with `runner_agent(agent, r)`"
+    "`(node, collector)` of a run: `build` here, or with runners a `RayCollector` whose runner r builds it on its envs"
     e = cfg.execution
     if not e.runners:
         node = build(envs, agent, seed)
         return node, source_collector(node)
     [x.close() for x in envs] if isinstance(envs, list) else envs.close()
-    make = partial(_runner_node, make_envs or partial(run_envs, env_id, cfg=cfg), cfg.n_envs // e.runners, agent, build, seed)
+    envs_of = make_envs or partial(run_envs, env_id, cfg=cfg)
+    make = partial(_runner_node, envs_of, cfg.n_envs // e.runners, agent, build, seed)
     col = RayCollector(make, e.runners, agent.model, cfg.n_envs, mode='async' if e.async_runners else 'sync',
                        fragment=1 if cfg.rollouts else e.fragment, max_staleness=e.max_staleness,
                        inflight=e.inflight if e.async_runners else 1, max_restarts=e.runner_restarts,

@@ -114,7 +114,7 @@ def main():
     t = alternate(runs, a.repeats, lambda k: f' ({n_updates} updates)')
     out = dict(compare(t), n_updates=n_updates, steps=a.steps, repeats=a.repeats, rlnb_split=split)
     print(f"rlnb {out['rlnb_s']:.2f} s, SB3 {out['sb3_s']:.2f} s, bare loop {out['bare_s']:.2f} s, floor {out['floor_s']:.2f} s (wall, medians); paired ratios, median [range]: "
-          + ratios_line(out, dict(ratio_vs_sb3=0.55, cpu_ratio_vs_bare=1.05)))
+          + ratios_line(out, dict(ratio_vs_sb3=0.62, cpu_ratio_vs_bare=1.20)))
     report(out, a.save)
 
 if __name__ == '__main__': main()

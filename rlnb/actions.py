@@ -32,7 +32,8 @@ def action_leaves(space: gym.Space,                  # an action space: Discrete
     if isinstance(space, gym.spaces.Dict): return [l for k, s in space.spaces.items() for l in action_leaves(s, (*path, k))]
     if isinstance(space, gym.spaces.Tuple): return [l for i, s in enumerate(space.spaces) for l in action_leaves(s, (*path, i))]
     if isinstance(space, gym.spaces.MultiDiscrete) and len(space.shape) != 1 or not isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.Box)):
-        raise ValueError(f"The action leaf {'/'.join(map(str, path)) or 'space'} is {space}: policies here act in Discrete, 1-d MultiDiscrete and Box leaves.")
+        raise ValueError(f"The action leaf {'/'.join(map(str, path)) or 'space'} is {space}: policies here act in "
+                         "Discrete, 1-d MultiDiscrete and Box leaves.")
     return [Leaf(path, space)]
 
 # %% ../nbs/04a_actions.ipynb #6b965644
@@ -123,7 +124,8 @@ def action_layout(space: gym.Space                    # Discrete (from 0), 1-d B
     if kind == 'MultiDiscrete' and len(space.shape) == 1 and not np.any(space.start): return ActionLayout('product', tuple(int(n) for n in space.nvec), integer=True)
     if isinstance(space, FlatActionSpace): return ActionLayout('product', space.nvec, space.n_cont)
     hint = "wrap the vector env in FlatActions (run_envs does it for every run)" if kind in ('Dict', 'Tuple') else "wrap the env to change its action space"
-    raise ValueError(f"Policies act in Discrete (from 0), 1-d Box and 1-d MultiDiscrete (from 0) action spaces, and Dict or Tuple ones made flat; not {kind} ({space}): {hint}.")
+    raise ValueError(f"Policies act in Discrete (from 0), 1-d Box and 1-d MultiDiscrete (from 0) action spaces, and "
+                     f"Dict or Tuple ones made flat; not {kind} ({space}): {hint}.")
 
 # %% ../nbs/04a_actions.ipynb #e5899cb3
 def policy_out(layout: ActionLayout,                 # how to read the head
@@ -167,7 +169,8 @@ class ProductSelector(Selector):
                  seed: int | None = 0):                # seeds the sampling generator
         super().__init__(seed)
         self.layout = action_layout(space)
-        if self.layout.kind != 'product': raise ValueError(f'ProductSelector acts in MultiDiscrete and flat Dict/Tuple spaces; for {space} use policy_selector.')
+        if self.layout.kind != 'product': raise ValueError(f'ProductSelector acts in MultiDiscrete and flat Dict/Tuple '
+                                                           f'spaces; for {space} use policy_selector.')
         C = self.layout.n_cont
         self.low, self.high = (torch.as_tensor(space.low[-C:]), torch.as_tensor(space.high[-C:])) if C else (None, None)
 
@@ -192,7 +195,8 @@ def check_space(self: ProductSelector,
                 space):                               # the action space of the envs it will act in
     "Raise unless `space` has the leaves this selector was built for"
     self.check_kind(space)
-    if action_layout(space) != self.layout: raise ValueError(f'This ProductSelector was built for {self.layout}, and the space is {space}.')
+    if action_layout(space) != self.layout: raise ValueError(f'This ProductSelector was built for {self.layout}, and '
+                                                             f'the space is {space}.')
 
 # %% ../nbs/04a_actions.ipynb #a939d099
 def policy_selector(action_space,                         # Discrete (from 0), 1-d Box, 1-d MultiDiscrete (from 0), or a `FlatActionSpace`

@@ -58,9 +58,11 @@ def check_kind(cls: Selector,
     "Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s kind"
     if space_kind(space) not in cls.supported:
         raise ValueError(f"{cls.__name__} cannot act in a {space_kind(space)} action space ({space}); "
-                         f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env to change its action space.")
+                         f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env "
+                         "to change its action space.")
     if space_kind(space) == 'Discrete' and int(space.start) != 0:
-        raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} ({space}): "
+        raise ValueError(f"{cls.__name__} picks actions 0..n-1, and this env's actions start at {int(space.start)} "
+                         f"({space}): "
                          "wrap the env in a gymnasium ActionWrapper that adds the offset.")
 
 # %% ../nbs/04_agent.ipynb #4d966728
@@ -239,8 +241,10 @@ class Agent:
                  action_space=None,                    # checked against the selector (None: not checked)
                  forward: Callable | None = None):     # the network's call to act with (default `model`; e.g. `model.policy`)
         if callable(getattr(model, 'initial_state', None)) != self.recurrent:
-            raise ValueError(f"{type(model).__name__} carries a recurrent state (it has initial_state): act with RecurrentAgent." if not self.recurrent else
-                             f"RecurrentAgent needs a model with initial_state(n) and forward(obs, state) -> (out, state); {type(model).__name__} has no initial_state: act with Agent.")
+            raise ValueError(f"{type(model).__name__} carries a recurrent state (it has initial_state): act with "
+                             "RecurrentAgent." if not self.recurrent else
+                             f"RecurrentAgent needs a model with initial_state(n) and forward(obs, state) -> (out, "
+                             f"state); {type(model).__name__} has no initial_state: act with Agent.")
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
         self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
@@ -300,7 +304,8 @@ class RandomAgent:
                  action_space,                         # the space actions are drawn from
                  seed: int | None = 0):                # seeds its generator
         kind = space_kind(action_space)
-        if kind not in ('Discrete', 'Box'): raise ValueError(f"RandomAgent supports Discrete and Box action spaces, not {kind}.")
+        if kind not in ('Discrete', 'Box'): raise ValueError(f"RandomAgent supports Discrete and Box action spaces, "
+                                                             f"not {kind}.")
         self.action_space, self.kind, self.gen = action_space, kind, Seeder(seed).torch()
         if kind == 'Discrete': self.n, self.start = int(action_space.n), int(action_space.start)
         else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)

@@ -48,7 +48,8 @@ class Callback:
     def __setattr__(self, k, v):
         loop = self.__dict__.get('loop')
         if loop is not None and k not in self.__dict__ and k != 'loop' and hasattr(loop, k):
-            warnings.warn(f"{type(self).__name__}: `self.{k} = ...` sets an attribute of the callback that hides the loop's `{k}`; "
+            warnings.warn(f"{type(self).__name__}: `self.{k} = ...` sets an attribute of the callback that hides the "
+                          f"loop's `{k}`; "
                           f"to change the loop's, write `self.learn.{k} = ...`", stacklevel=2)
         super().__setattr__(k, v)
 
@@ -313,5 +314,6 @@ class StopWhenCallback(Callback):
         v = self.learn.metrics.last(self.metric)
         if v is None: return
         if (v >= self.threshold) if self.mode == 'max' else (v <= self.threshold):
-            self.learn.stop = Stop(f'{self.metric} = {v:.4g} reached {self.threshold:.4g} at step {self.learn.opt_step}')
+            self.learn.stop = Stop(f'{self.metric} = {v:.4g} reached {self.threshold:.4g} at step '
+                                   f'{self.learn.opt_step}')
             raise CancelFitException()

@@ -51,9 +51,11 @@ def _tune_args(u: argparse.ArgumentParser):
     "Add the arguments of `rlnb tune` to its subparser `u`"
     u.add_argument('algo', help=f"a preset with a search space: {', '.join(SPACES)}")
     u.add_argument('--env', help="environment id (default: the preset's)")
-    u.add_argument('--trials', type=int, default=20, help='trials the study should have finished in all (default 20; the same command continues a stopped study)')
+    u.add_argument('--trials', type=int, default=20, help='trials the study should have finished in all (default 20; '
+                                                          'the same command continues a stopped study)')
     u.add_argument('--steps', type=int, help="env steps per trial (default: the preset's)")
-    u.add_argument('--storage', help='Optuna storage shared and kept across runs, e.g. sqlite:///tune.db (default: in memory)')
+    u.add_argument('--storage', help='Optuna storage shared and kept across runs, e.g. sqlite:///tune.db (default: in '
+                                     'memory)')
     u.add_argument('--study', help='the study name (default ALGO-ENV)')
     u.add_argument('--jobs', type=int, default=1, help='trials at a time, in that many processes (needs --storage)')
     u.add_argument('--out', default='runs/tune', help='trials go to OUT/STUDY/trial-N (default runs/tune)')

@@ -145,7 +145,8 @@ class ContinuousConfig(OffPolicyConfig):
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
         check_fields(self, tau=FRACTION, hidden=LAYERS)
-        if self.learning_starts < 1: raise ValueError(f'{type(self).__name__}.learning_starts = 0 is out of range: the first batch needs at least 1 stored transition.')
+        if self.learning_starts < 1: raise ValueError(f'{type(self).__name__}.learning_starts = 0 is out of range: the '
+                                                      'first batch needs at least 1 stored transition.')
 
 # %% ../nbs/07g_continuous.ipynb #a195ab42
 @patch

@@ -34,7 +34,8 @@ def check_exportable(agent,                          # the agent to export
                      obs_example):                   # a batch of its observations
     "Refuse, in one line, an agent that cannot be written as one graph of tensors"
     if not isinstance(obs_example, torch.Tensor):
-        raise ValueError(f"Export takes a policy that reads one observation tensor; this one reads {type(obs_example).__name__} observations "
+        raise ValueError(f"Export takes a policy that reads one observation tensor; this one reads "
+                         f"{type(obs_example).__name__} observations "
                          f"(a board game's board and legal moves): not supported yet.")
     if not isinstance(getattr(agent, 'model', None), nn.Module): raise ValueError(f'{type(agent).__name__} has no network to export.')
 
@@ -106,9 +107,12 @@ def export_learner(learn,                            # a learner (e.g. loaded fr
                    n: int = 1000                     # observations to measure parity on
                   ) -> dict:
     "Export `learn`'s greedy agent; one dict per file written: its path, inputs, outputs and parity"
-    if onnx is None and torchscript is None: raise ValueError('Name a file to write: --onnx FILE, --torchscript FILE, or both.')
+    if onnx is None and torchscript is None: raise ValueError('Name a file to write: --onnx FILE, --torchscript FILE, '
+                                                              'or both.')
     envs = learn.evaluator.envs
-    if isinstance(envs, (list, tuple)): raise ValueError('Export takes a policy that reads one observation tensor; a board game\'s agent reads a board and its legal moves: not supported yet.')
+    if isinstance(envs, (list, tuple)): raise ValueError('Export takes a policy that reads one observation tensor; a '
+                                                         'board game\'s agent reads a board and its legal moves: not '
+                                                         'supported yet.')
     agent, obs = learn.evaluator.eval_agent, sample_obs(envs.single_observation_space, n)
     obs = obs.float() if obs.dtype == torch.float64 else obs
     out = {}

@@ -28,8 +28,10 @@ def _fallback(trick: str, missing: list) -> bool:
     if not missing: return False
     if trick not in _warned:
         _warned.add(trick)
-        warnings.warn(f"rlnb.fast: this torch {torch.__version__} has no {', '.join(missing)}; {trick} takes torch's public path "
-                      "(the same numbers, slower). Nothing to do unless speed matters: a torch version rlnb was tested with restores it.", stacklevel=3)
+        warnings.warn(f"rlnb.fast: this torch {torch.__version__} has no {', '.join(missing)}; {trick} takes torch's "
+                      "public path "
+                      "(the same numbers, slower). Nothing to do unless speed matters: a torch version rlnb was tested "
+                      "with restores it.", stacklevel=3)
     return True
 
 # %% ../nbs/00b_fast.ipynb #95748a0f

@@ -52,7 +52,8 @@ def join_group(rank: int,                          # this process's rank, 0 to `
                timeout: float = 120.):             # seconds to wait for the others to join, and for any one collective call
     "Join the process group of `world` processes as `rank` (every member calls this; it returns once all have joined)"
     if not 0 <= rank < world: raise ValueError(f'rank must be in 0..{world - 1} for a group of {world}, got {rank}.')
-    if backend not in ('gloo', 'nccl'): raise ValueError(f"backend must be 'gloo' (CPUs) or 'nccl' (CUDA GPUs), got {backend!r}.")
+    if backend not in ('gloo', 'nccl'): raise ValueError(f"backend must be 'gloo' (CPUs) or 'nccl' (CUDA GPUs), got "
+                                                         f"{backend!r}.")
     dist.init_process_group(BACKENDS[backend], init_method=f'tcp://{address}', rank=rank, world_size=world, timeout=timedelta(seconds=timeout))
 
 def leave_group():

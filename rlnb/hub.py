@@ -89,7 +89,8 @@ def hub_path(spec                                    # a folder, or `hf://USER/R
     if not s.startswith('hf://'): return Path(s)
     from huggingface_hub import snapshot_download
     try: return Path(snapshot_download(s[len('hf://'):]))
-    except Exception as e: raise ValueError(f"{s} could not be downloaded ({type(e).__name__}): check the repository id and the network (HF_HUB_OFFLINE unset).") from None
+    except Exception as e: raise ValueError(f"{s} could not be downloaded ({type(e).__name__}): check the repository "
+                                            "id and the network (HF_HUB_OFFLINE unset).") from None
 
 def is_hub_folder(path                               # what `load_agent` was given
                  ) -> bool: return str(path).startswith('hf://') or (Path(path)/'model.safetensors').is_file()   # what `load_agent` asks
@@ -116,4 +117,5 @@ def push(folder,                                     # a folder written by `hub_
         api.create_repo(repo_id, exist_ok=True)
         return str(api.upload_folder(folder_path=str(folder), repo_id=repo_id, commit_message='rlnb export --hub'))
     except Exception as e:
-        raise ValueError(f"{said('push_to', repo_id)}: the upload failed ({type(e).__name__}: {str(e)[:120]}); log in with `hf auth login` (or set HF_TOKEN) and check the network.") from None
+        raise ValueError(f"{said('push_to', repo_id)}: the upload failed ({type(e).__name__}: {str(e)[:120]}); log in "
+                         "with `hf auth login` (or set HF_TOKEN) and check the network.") from None

@@ -78,7 +78,8 @@ class Learner(Loop):
                  max_grad_norm: float | None = None,   # clip the gradient norm of `loss_func`'s update to this (None: no clipping)
                  inner=()):                       # further inner loops whose events callbacks here may hear
         if not isinstance(data, Iterable):
-            raise TypeError(f"data must be an iterable of batches (a list, a DataLoader, a torchdata.nodes Loader or node), got {type(data).__name__}.")
+            raise TypeError(f"data must be an iterable of batches (a list, a DataLoader, a torchdata.nodes Loader or "
+                            f"node), got {type(data).__name__}.")
         self.model, self.data = model, data
         self.opt_step, self.epoch, self.metrics, self._it = 0, 0, Metrics(), None
         self.n_batches = self.batch_idx = 0
@@ -88,7 +89,8 @@ class Learner(Loop):
         self.losses, self.loss_cb = [], None
         own = [] if loss_func is None else [ModelLoss(model, loss_func, opt_func, lr, get_x, get_y, max_grad_norm)]
         super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=[x for x in pipeline(data) if isinstance(x, Loop)] + list(inner))
-        if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's prediction) or LossCallbacks in cbs.")
+        if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's "
+                                             "prediction) or LossCallbacks in cbs.")
 
 # %% ../nbs/03_learner.ipynb #c8e586c5
 @patch
@@ -110,7 +112,9 @@ def count(self: Learner,
 
 @patch
 def _only_loss(self: Learner) -> LossCallback:
-    if len(self.losses) != 1: raise AttributeError(f"This learner has {len(self.losses)} losses ({', '.join(u.name for u in self.losses)}): use learn.losses[i].opt.")
+    if len(self.losses) != 1: raise AttributeError(f"This learner has {len(self.losses)} losses "
+                                                   f"({', '.join(u.name for u in self.losses)}): use "
+                                                   "learn.losses[i].opt.")
     return self.losses[0]
 
 @patch(as_prop=True)
@@ -134,7 +138,8 @@ def fit(self: Learner,
     self.model.train()
     self._with_events('fit', self._fit, CancelFitException)
     if self.stop is not None and self.stop.interrupt:
-        raise KeyboardInterrupt(f'fit interrupted {"after" if self.stop.whole else "in"} batch {self.batch_idx} (opt_step {self.opt_step})')
+        raise KeyboardInterrupt(f'fit interrupted {"after" if self.stop.whole else "in"} batch {self.batch_idx} '
+                                f'(opt_step {self.opt_step})')
     return self
 
 @patch
@@ -198,9 +203,11 @@ def _check_finite(self: Learner, u: LossCallback):
     which = f"The loss '{u.name}'" if len(self.losses) > 1 else 'The loss'
     fix = "check the data for NaN/inf, lower the learning rate, or clip gradients. The weights were not updated with it."
     if self.metrics.defer or (self.metrics.defer is None and self.loss.device.type != 'cpu'):
-        return torch._assert_async(torch.isfinite(self.loss).all(), f"{which} is not finite at batch {self.batch_idx} (opt_step {self.opt_step}): {fix}")
+        return torch._assert_async(torch.isfinite(self.loss).all(), f"{which} is not finite at batch {self.batch_idx} "
+                                                                    f"(opt_step {self.opt_step}): {fix}")
     if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): a fraction of isfinite's cost
-    raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch {self.batch_idx} (opt_step {self.opt_step}): {fix}")
+    raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch "
+                             f"{self.batch_idx} (opt_step {self.opt_step}): {fix}")
 
 # %% ../nbs/03_learner.ipynb #5a76a2f4
 @patch
@@ -240,7 +247,8 @@ def _rank_state(state: dict, path) -> dict:
     ranks = state.get('ranks')
     saved = 1 + len(ranks or ())   # the learners that saved it
     if in_group() and saved != world_size():
-        raise CheckpointError(f"'{path}' was saved by {saved} learner(s) and this group has {world_size()}: each learner's envs and replay are its own, so the run resumes with {saved}.")
+        raise CheckpointError(f"'{path}' was saved by {saved} learner(s) and this group has {world_size()}: each "
+                              f"learner's envs and replay are its own, so the run resumes with {saved}.")
     if ranks is None or rank() == 0 and in_group(): return state
     return dict(state, **ranks[rank() - 1]) if in_group() else dict(state, data=None)
 
@@ -251,8 +259,10 @@ _LEARNER_KEYS = ('model', 'learner', 'metrics', 'callbacks', 'rng')
 def _check_fits(self: Learner, state: dict, path):
     "Raise `CheckpointError` unless `state` is a learner's checkpoint of this run, for this model and these losses"
     missing = [k for k in _LEARNER_KEYS if k not in state]
-    if missing: raise CheckpointError(f"'{path}' is an rlnb checkpoint but not a learner's of this rlnb version (it has no {', '.join(missing)}): "
-                                      "load it with what wrote it (a replay buffer's file with `ExperienceReplay.load`).")
+    if missing: raise CheckpointError(f"'{path}' is an rlnb checkpoint but not a learner's of this rlnb version (it "
+                                      f"has no {', '.join(missing)}): "
+                                      "load it with what wrote it (a replay buffer's file with "
+                                      "`ExperienceReplay.load`).")
     theirs = state.get('meta', {})
     clash = {k: (theirs[k], v) for k, v in self.meta.items() if k in theirs and theirs[k] != v}
     if clash: raise CheckpointError(f"'{path}' was saved by a different run: " + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items()) + '. Load it with a matching learner.')
@@ -261,30 +271,39 @@ def _check_fits(self: Learner, state: dict, path):
     if mine != saved:
         missing, extra = sorted(mine.keys() - saved.keys()), sorted(saved.keys() - mine.keys())
         shapes = [f'{k}: {saved[k]} vs {mine[k]}' for k in mine.keys() & saved.keys() if mine[k] != saved[k]]
-        raise CheckpointError(f"'{path}' holds weights for a different model (missing {missing}, unexpected {extra}, shape mismatches {shapes}); "
+        raise CheckpointError(f"'{path}' holds weights for a different model (missing {missing}, unexpected {extra}, "
+                              f"shape mismatches {shapes}); "
                               "build the learner with the model the checkpoint was saved from.")
     lost = [n for n, cb in zip(self._cb_names(), self.cbs) if isinstance(cb, LossCallback) and n not in state['callbacks']]
-    if lost: raise CheckpointError(f"'{path}' has no optimizer state for the loss(es) {lost}: it was saved by a learner with other losses.")
+    if lost: raise CheckpointError(f"'{path}' has no optimizer state for the loss(es) {lost}: it was saved by a "
+                                   "learner with other losses.")
 
 # %% ../nbs/03_learner.ipynb #9887553c
 @patch
 def _check_part(self: Learner, state: dict, path, optimizer: bool, modules, strict: bool):
     "Raise before anything changes unless a partial load of `state` can be done: known modules, matching shapes"
-    if 'model' not in state: raise CheckpointError(f"'{path}' holds no model weights: it is not a learner's checkpoint.")
+    if 'model' not in state: raise CheckpointError(f"'{path}' holds no model weights: it is not a learner's "
+                                                   "checkpoint.")
     if optimizer and (modules is not None or not strict):
-        raise ValueError("The optimizer states belong to the whole model's parameters: load part of a model (modules=..., strict=False) with optimizer=False.")
+        raise ValueError("The optimizer states belong to the whole model's parameters: load part of a model "
+                         "(modules=..., strict=False) with optimizer=False.")
     if optimizer: self._check_fits(state, path)
     have = dict(self.model.named_modules())
     bad = [m for m in (modules or []) if m not in have or m == '']
-    if bad: raise ValueError(f"The model has no submodule {bad[0]!r}; its submodules: {', '.join(k for k in have if k and '.' not in k)}.")
+    if bad: raise ValueError(f"The model has no submodule {bad[0]!r}; its submodules: "
+                             f"{', '.join(k for k in have if k and '.' not in k)}.")
     prefixes = [m + '.' for m in modules] if modules is not None else ['']
     mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items() if k.startswith(tuple(prefixes))}
     saved = {k: tuple(v.shape) for k, v in state['model'].items() if k.startswith(tuple(prefixes))}
     shapes = [f'{k}: {saved[k]} there, {mine[k]} here' for k in sorted(mine.keys() & saved.keys()) if mine[k] != saved[k]]
-    if shapes: raise CheckpointError(f"'{path}' holds weights of other shapes ({'; '.join(shapes)}): load the modules whose shapes match (modules=[...]).")
+    if shapes: raise CheckpointError(f"'{path}' holds weights of other shapes ({'; '.join(shapes)}): load the modules "
+                                     "whose shapes match (modules=[...]).")
     if strict and mine.keys() != saved.keys():
-        raise CheckpointError(f"'{path}' does not hold the same weights (missing {sorted(mine.keys() - saved.keys())}, unexpected {sorted(saved.keys() - mine.keys())}): pass strict=False to load those that match.")
-    if not mine.keys() & saved.keys(): raise CheckpointError(f"'{path}' holds none of these weights ({', '.join(sorted(mine)[:4])}...): nothing to load.")
+        raise CheckpointError(f"'{path}' does not hold the same weights (missing {sorted(mine.keys() - saved.keys())}, "
+                              f"unexpected {sorted(saved.keys() - mine.keys())}): pass strict=False to load those that "
+                              "match.")
+    if not mine.keys() & saved.keys(): raise CheckpointError(f"'{path}' holds none of these weights "
+                                                             f"({', '.join(sorted(mine)[:4])}...): nothing to load.")
 
 # %% ../nbs/03_learner.ipynb #8c860041
 @patch
@@ -295,7 +314,8 @@ def _load_weights(self: Learner, sd: dict, path, modules=None, strict: bool = Tr
         p = m + '.' if m else ''
         part = {k[len(p):]: v for k, v in sd.items() if k.startswith(p)}
         missing, unexpected = have[m].load_state_dict(part, strict=strict)
-        if missing or unexpected: warnings.warn(f"'{path}': loaded {len(part) - len(unexpected)} weights; not in the checkpoint, left as they were: {[p + k for k in missing]}; "
+        if missing or unexpected: warnings.warn(f"'{path}': loaded {len(part) - len(unexpected)} weights; not in the "
+                                                f"checkpoint, left as they were: {[p + k for k in missing]}; "
                                                 f"not in the model, skipped: {[p + k for k in unexpected]}.")
 
 # %% ../nbs/03_learner.ipynb #4c46e06b

@@ -101,14 +101,16 @@ def _results(self: LearnerGroup, refs: list, what: str, timeout: float | None = 
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
         if not ready:
-            self.close(); raise LearnerGroupError(f'The learners did not {what} within {timeout:.0f} s: each asks Ray for {self.options}; ended them.')
+            self.close(); raise LearnerGroupError(f'The learners did not {what} within {timeout:.0f} s: each asks Ray '
+                                                  f'for {self.options}; ended them.')
         r = pending.pop(ready[0])
         try: out[r] = ray.get(ready[0])
         except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
             first = self._death(r, e, pending)
             self.close()
             if isinstance(first[1], ray.exceptions.RayActorError):
-                raise LearnerGroupError(f'Learner {first[0]} of {self.n} died during {what} ({type(first[1]).__name__}): ended the other learners.') from first[1]
+                raise LearnerGroupError(f'Learner {first[0]} of {self.n} died during {what} '
+                                        f'({type(first[1]).__name__}): ended the other learners.') from first[1]
             raise task_error(first[1]) from None
     return out
 

@@ -236,7 +236,8 @@ def add_inner(self: Loop,
               loop: Loop):                          # a loop with no parent yet
     "Make `loop` an inner loop of this one: callbacks attached here hear its events"
     if loop.parent not in (None, self): raise ValueError(f"{loop.name} is already inside {loop.parent.name}.")
-    if loop in self.loops() or self in loop.loops(): raise ValueError(f"Adding {loop.name} inside {self.name} would make a cycle.")
+    if loop in self.loops() or self in loop.loops(): raise ValueError(f"Adding {loop.name} inside {self.name} would "
+                                                                      "make a cycle.")
     loop.parent = self
     self.inner.append(loop)
     loop._rebuild()
@@ -268,7 +269,8 @@ def describe(self: Loop,
     for e in self.all_events:
         who = [_cb_name(cb) for cb in cbs if callable(getattr(cb, e, None))]
         if e in self.cycle_hosts:   # the cycles this event opens or closes
-            who += [f"{_cb_name(cb)}.{'begin' if e == self.cycle_hosts[0] else 'end'}_cycle (every {cb.cycle.every} {cb.cycle.unit})" for cb in self.cbs if getattr(cb, 'cycle', None) is not None]
+            who += [f"{_cb_name(cb)}.{'begin' if e == self.cycle_hosts[0] else 'end'}_cycle (every {cb.cycle.every} "
+                    f"{cb.cycle.unit})" for cb in self.cbs if getattr(cb, 'cycle', None) is not None]
         lines.append(f"{indent}  {e:<{width}}  {', '.join(who) if who else '-'}")
     for loop in self.inner: lines.append(loop.describe(indent + '  | '))
     return '\n'.join(lines)

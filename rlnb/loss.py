@@ -29,7 +29,8 @@ class LossCallback(Callback):
                  order: int = 0,                   # losses due on the same step update in this order (lower first)
                  name: str | None = None):         # the name its state is saved under (default: from the class name)
         self.params = [p for p in params if p.requires_grad]
-        if not self.params: raise ValueError(f"{type(self).__name__} got no parameters that require gradients: pass the parameters its optimizer should move.")
+        if not self.params: raise ValueError(f"{type(self).__name__} got no parameters that require gradients: pass "
+                                             "the parameters its optimizer should move.")
         self.max_grad_norm, self.period, self.order, self._name = max_grad_norm, period, order, name
         check_fields(self, period=POSITIVE_INT, max_grad_norm=POSITIVE_OR_NONE)
         self.opt, self.n_steps, self.last = opt_func(self.params, lr=lr), 0, None   # `last`: its latest loss value

@@ -55,7 +55,9 @@ def _score(self: MetricEvalCallback, model) -> float:
                 y = self.get_y(b); v = self.metric(model(self.get_x(b)), y)
                 v = v.item() if isinstance(v, torch.Tensor) and v.numel() == 1 else v
                 if not isinstance(v, (int, float)) or isinstance(v, bool):
-                    raise ValueError(f"metric must return one number per batch (the mean over its rows), got {type(v).__name__}{tuple(v.shape) if isinstance(v, torch.Tensor) else ''}: reduce it, e.g. with .mean().")
+                    raise ValueError(f"metric must return one number per batch (the mean over its rows), got "
+                                     f"{type(v).__name__}{tuple(v.shape) if isinstance(v, torch.Tensor) else ''}: "
+                                     "reduce it, e.g. with .mean().")
                 n = len(y); total += float(v) * n; rows += n
     finally: model.train(was)
     if not rows: raise ValueError('MetricEvalCallback got no evaluation batches: give it a non-empty dataset.')

@@ -130,12 +130,15 @@ def is_image(obs_example                            # a batch of observations (a
 def check_net(net: str,                             # 'mlp', 'nature_cnn' or 'minatar'
               obs_example):                         # a batch of the observations it will read
     "Refuse a body that does not fit the observations, naming one that does"
-    if net != 'mlp' and net not in NETS: raise ValueError(f"net must be 'mlp', {', '.join(map(repr, NETS))}, got {net!r}.")
+    if net != 'mlp' and net not in NETS: raise ValueError(f"net must be 'mlp', {', '.join(map(repr, NETS))}, got "
+                                                          f"{net!r}.")
     shape = tuple(obs_example.shape[1:]) if isinstance(obs_example, torch.Tensor) else 'a tree of arrays'
     if net == 'mlp' and is_image(obs_example):
-        raise ValueError(f"net='mlp' flattens observations, and these are images {shape} (uint8 [C, H, W]): use net='nature_cnn' (Atari) or net='minatar' (MinAtar).")
+        raise ValueError(f"net='mlp' flattens observations, and these are images {shape} (uint8 [C, H, W]): use "
+                         "net='nature_cnn' (Atari) or net='minatar' (MinAtar).")
     if net != 'mlp' and not is_image(obs_example):
-        raise ValueError(f"net={net!r} reads images (uint8 [C, H, W]), and these observations are {shape}: use net='mlp'.")
+        raise ValueError(f"net={net!r} reads images (uint8 [C, H, W]), and these observations are {shape}: use "
+                         "net='mlp'.")
 
 # %% ../nbs/07_nets.ipynb #73429879
 def body(net: str,                             # 'mlp', 'nature_cnn' or 'minatar'
@@ -197,7 +200,8 @@ class MLPActor(nn.Module):
         self._head(mlp([flatten_obs(obs_example).shape[1], *hidden]), hidden[-1], act_dim)
 
     def _head(self, body, width, act_dim):
-        raise NotImplementedError(f'{type(self).__name__} must define _head(body, width, act_dim): the modules after the MLP body.')
+        raise NotImplementedError(f'{type(self).__name__} must define _head(body, width, act_dim): the modules after '
+                                  'the MLP body.')
 
 # %% ../nbs/07_nets.ipynb #f6c542d0
 def policy_io(obs_example,                         # a batch of observations `[B, O...]` (or a tree of them)
@@ -221,7 +225,9 @@ class ActorCritic(nn.Module):
                  obs_norm: bool = False,     # standardise inputs with an `ObsNormalizer`
                  net: str = 'mlp'):          # the body: 'mlp', 'nature_cnn' or 'minatar' (`body`)
         super().__init__()
-        if net != 'mlp' and (not shared or obs_norm): raise ValueError(f"net={net!r} is one trunk for the policy and the value, over raw frames: set shared=True and obs_norm=False.")
+        if net != 'mlp' and (not shared or obs_norm): raise ValueError(f"net={net!r} is one trunk for the policy and "
+                                                                       "the value, over raw frames: set shared=True "
+                                                                       "and obs_norm=False.")
         in_dim, self.layout, self.norm = policy_io(obs_example, action_space, obs_norm)
         self.flat = net == 'mlp'
         self.actor, h = body(net, obs_example, hidden, act)

@@ -113,9 +113,11 @@ class OffPolicyConfig(RunConfig):
                      learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE, replay_monitor=NON_NEGATIVE_INT,
                      **dict.fromkeys(('max_use', 'max_age'), (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
         name = type(self).__name__
-        if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger than the buffer ({self.buffer:,}).')
+        if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger '
+                                                   f'than the buffer ({self.buffer:,}).')
         if self.learning_starts > self.buffer:
-            raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds {self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
+            raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds '
+                             f'{self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
 
 # %% ../nbs/07f_offpolicy.ipynb #e0dc8f2f
 @patch

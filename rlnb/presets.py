@@ -265,7 +265,8 @@ ENV_PRESETS = {(p.algo, p.env): p for p in [
                                            eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
     *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
     *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
-    Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored batches; evaluated against the lookahead player'),
+    Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored '
+                                                             'batches; evaluated against the lookahead player'),
 ]}
 
 # %% ../nbs/19b_presets.ipynb #b7acb034
@@ -275,7 +276,8 @@ def get_preset(algo: str,                            # an algorithm name (`rlnb 
     "The preset for `algo` on `env`: a tuned one where it exists, else `algo`'s default preset with `env` swapped in"
     if algo not in PRESETS:
         close = difflib.get_close_matches(algo, PRESETS, n=1)
-        raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: {', '.join(PRESETS)}.")
+        raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: "
+                         f"{', '.join(PRESETS)}.")
     p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
     return p if env is None or env == p.env else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env)))
 
@@ -305,11 +307,13 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
              ) -> Preset:
     "The preset a run's `meta` (or `config.json`) describes: its algorithm and environment with exactly its config"
     if not isinstance(meta, dict) or not {'algo', 'env', 'seed', 'config'} <= meta.keys():
-        raise CheckpointError(f"'{where}' does not hold a run's identity (a JSON object with algo, env, seed and config; it holds {_what(meta)}): "
+        raise CheckpointError(f"'{where}' does not hold a run's identity (a JSON object with algo, env, seed and "
+                              f"config; it holds {_what(meta)}): "
                               "give a config.json or checkpoint written by `rlnb train`.")
     bad = [f"{k} {meta[k]!r} ({want})" for k, ok, want in (('algo', isinstance(meta['algo'], str), 'a name'), ('env', isinstance(meta['env'], str) and meta['env'].strip(), 'an id'),
                                                           ('config', isinstance(meta['config'], dict), 'an object of hyperparameters')) if not ok]
-    if bad: raise CheckpointError(f"'{where}' holds a broken run identity: {'; '.join(bad)}. Give a config.json written by `rlnb train`, or fix the file.")
+    if bad: raise CheckpointError(f"'{where}' holds a broken run identity: {'; '.join(bad)}. Give a config.json "
+                                  "written by `rlnb train`, or fix the file.")
     try: check_seed(meta['seed'])
     except ValueError as e: raise CheckpointError(f"'{where}': " + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
     base = get_preset(meta['algo'])

@@ -19,7 +19,7 @@ from .track import check_tracker, tracking_of
 
 # %% auto #0
 __all__ = ['MAX_ENVS', 'MAX_SIZE', 'run_preset', 'asked_preset', 'check_device', 'check_effective', 'check_fits', 'min_steps',
-           'check_budget', 'refuse_video', 'chosen', 'device_note', 'check_request', 'checked_request',
+           'check_budget', 'refuse_video', 'chosen', 'device_note', 'check_periods', 'check_request', 'checked_request',
            'refuse_changes', 'check_resume']
 
 # %% ../nbs/19g_request.ipynb #fa07787c
@@ -28,20 +28,24 @@ def run_preset(algo: str | None,                     # the algorithm asked for (
                seed: int | None,                     # the seed asked for (None: the file's)
                config                                # a run's config.json, or None for a new preset run
               ) -> tuple:
-    "The preset and seed of a new run: `algo` on `env`, or what the `config.json` at `config` holds (a given `seed` replaces the file's; a given `env` only confirms it)"
+    "The preset and seed of a new run: `algo` on `env`, or `config`'s (a `seed` replaces its; an `env` only confirms)"
     if config is None:
         if env is not None: check_env_id(env)
         return get_preset(algo or 'dqn', env), seed
     asked = said('config', str(config))
     try: meta = json.loads(Path(config).read_text())
-    except FileNotFoundError: raise FileNotFoundError(f"{asked}: no such file; give the config.json of a run (e.g. runs/dqn-CartPole-v1-s0/config.json).") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f"{asked} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
+    except FileNotFoundError: raise FileNotFoundError(f"{asked}: no such file; give the config.json of a run "
+                                                      "(e.g. runs/dqn-CartPole-v1-s0/config.json).") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{asked} is not JSON ({e}): give the config.json that rlnb train wrote.") from None
     except IsADirectoryError: raise ValueError(f"{asked} is a directory: give the config.json inside it.") from None
     p = preset_of(meta, config)
     if algo not in (None, p.algo): raise ValueError(f"{asked} trains {p.algo}, not {algo}: drop {algo!r}.")
-    if env not in (None, p.env): raise ValueError(f"{asked} trains on {p.env}: drop {said('env', env)}, or edit the file.")
+    if env not in (None, p.env): raise ValueError(f"{asked} trains on {p.env}: drop {said('env', env)}, or edit the "
+                                                  "file.")
     if ':' in p.env and env is None:   # a file never makes rlnb import a module; the user may, by typing the id
-        raise ValueError(f"{asked} names the environment {p.env!r}, which imports module {p.env.split(':')[0]!r}; rlnb never imports code named in a file. "
+        raise ValueError(f"{asked} names the environment {p.env!r}, which imports module {p.env.split(':')[0]!r}; "
+                         "rlnb never imports code named in a file. "
                          f"If you trust it, run it knowingly, repeating {said('env', p.env)}.")
     check_env_id(p.env)
     return p, meta['seed'] if seed is None else seed
@@ -62,25 +66,30 @@ def asked_preset(p: Preset,                          # the preset (a config.json
     asked = {k: v for k, v in asked.items() if v is not None}
     for k, v in asked.items():
         if config is not None and k != 'total_steps' and v != (has := value_of(p.cfg, k)):
-            raise ValueError(f"{said(_ARG.get(k, k), v)} disagrees with {said('config', str(config))}, which has {k} = {has}: "
+            raise ValueError(f"{said(_ARG.get(k, k), v)} disagrees with {said('config', str(config))}, which has "
+                             f"{k} = {has}: "
                              f"drop it, or change the config with {_set(k, v)}.")
-    return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), [*changes, *(k for k in asked if k == 'async_runners')]
+    names = [*changes, *(k for k in asked if k == 'async_runners')]   # for `check_effective`
+    return replace(p, cfg=with_changes(p.cfg, {**asked, **changes}, p.algo)), names
 
 # %% ../nbs/19g_request.ipynb #bd815c96
 def check_device(device: str                           # a torch device name: 'cpu', 'cuda', 'cuda:1', 'mps', or 'auto'
                 ) -> str:
-    "`device` if torch can use it here ('auto' always can: `pick_device`); a `ValueError` naming the problem and the fix otherwise"
+    "`device` if torch can use it here ('auto' always can: `pick_device`); else a `ValueError` naming the fix"
     if device == 'auto': return device
     asked, cpu = said('device', device), said('device', 'cpu')
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
         raise ValueError(f"{asked} is not a torch device: use cpu, cuda, cuda:N or mps.") from e
-    if d.type not in ('cpu', 'cuda', 'mps'): raise ValueError(f"{asked}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use {cpu}.")
+    if d.type not in ('cpu', 'cuda', 'mps'):
+        raise ValueError(f"{asked}: rlnb trains on cpu, cuda, cuda:N or mps, not on {d.type}: use {cpu}.")
     if d.type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"{asked}: no CUDA device is available here (torch.cuda.is_available() is False): use {cpu}.")
     if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
-        raise ValueError(f"{asked}: this machine has {torch.cuda.device_count()} CUDA device(s): use cuda:0 to cuda:{torch.cuda.device_count() - 1}.")
-    if d.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(f"{asked}: MPS is not available here: use {cpu}.")
+        n = torch.cuda.device_count()
+        raise ValueError(f"{asked}: this machine has {n} CUDA device(s): use cuda:0 to cuda:{n - 1}.")
+    if d.type == 'mps' and not torch.backends.mps.is_available():
+        raise ValueError(f"{asked}: MPS is not available here: use {cpu}.")
     return device
 
 # %% ../nbs/19g_request.ipynb #0602f253
@@ -89,17 +98,19 @@ def check_effective(cfg: RunConfig,        # the config after the changes
                     algo: str = ''):       # the algorithm's name, for the message
     "Refuse changes that `cfg`'s switches leave without effect (`--set fragment=64` without runners): no silent no-op"
     unused = cfg.unused(names)
-    if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this config; set the switch too, or drop it.")
+    if unused: raise ValueError(f"{algo or type(cfg).__name__}: {', '.join(unused)} would have no effect with this "
+                                "config; set the switch too, or drop it.")
 
 # %% ../nbs/19g_request.ipynb #b425c89f
 def check_fits(p: Preset):                           # the preset a run would train
-    "Refuse a preset whose preprocessing does not fit its env (an MLP on Atari frames, the Atari pipeline on CartPole), in one line naming the preset that does"
+    "Refuse a preset whose preprocessing does not fit its env (an MLP on Atari frames), naming the preset that does"
     fam, pre = env_family(p.env), p.cfg.preprocess
     if fam == pre: return
     fit = [a for a, q in PRESETS.items() if q.cfg.preprocess == fam]
     same = [a for a in fit if type(PRESETS[a].cfg) is type(p.cfg)]
     base = p.algo.split('_')[0]
-    best = next((a for a in same if a == base), next((a for a in same if a.split('_')[0] == base), same[0] if same else ' or '.join(fit)))
+    kin = next((a for a in same if a.split('_')[0] == base), same[0] if same else ' or '.join(fit))
+    best = next((a for a in same if a == base), kin)
     kind = {'atari': 'an Atari game', 'minatar': 'a MinAtar game', None: 'not a game of frames'}[fam]
     reads = 'reads vector observations' if pre is None else f'preprocesses {pre} frames for a CNN'
     how = f'rlnb train {best} --env {p.env}' if on_command_line() else f'train_run({best!r}, env={p.env!r})'
@@ -112,12 +123,13 @@ MAX_ENVS = 1024   # envs one process steps: more go over runners
 # %% ../nbs/19g_request.ipynb #3b9551ca
 def min_steps(cfg: RunConfig                         # an algorithm's config
              ) -> int:
-    "The smallest `total_steps` whose budget buys `cfg` at least one learner step (its own `n_batches`, searched by doubling, then halving)"
+    "The smallest `total_steps` that buys `cfg` a learner step (`n_batches`), by doubling, then halving"
     buys = lambda n: replace(cfg, total_steps=n).n_batches() >= 1
     hi = 1
     while not buys(hi):
         hi *= 2
-        if hi > 2**62: raise ValueError(f'No budget buys {type(cfg).__name__} a learner step: check its schedule (learning_starts, train_every).')
+        if hi > 2**62: raise ValueError(f'No budget buys {type(cfg).__name__} a learner step: check its schedule '
+                                        '(learning_starts, train_every).')
     lo = hi // 2   # does not buy one (or is 0)
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -125,7 +137,7 @@ def min_steps(cfg: RunConfig                         # an algorithm's config
     return hi
 
 # %% ../nbs/19g_request.ipynb #1c3fe6e6
-MAX_SIZE = 2**31 - 1                       # a size or count that sizes arrays and tensors (a layer, a buffer, n-step, episodes) is at most this
+MAX_SIZE = 2**31 - 1                       # the most a size or count of arrays may be (a layer, a buffer, n-step)
 _UNBOUNDED = ('total_steps', 'eval_every')  # env steps: a run may be that long, an evaluation that rare
 
 def _too_big(v) -> bool:
@@ -137,29 +149,37 @@ def _too_big(v) -> bool:
 def check_budget(cfg: RunConfig,                     # the config a run will train
                  algo: str = ''                      # the algorithm's name, for messages
                 ):
-    "Refuse a config that cannot train as asked: sizes past what arrays hold, more envs than a process holds, one collection round larger than the budget, or a budget that buys no learner step"
+    "Refuse a config that cannot train as asked: sizes past what arrays hold, too many envs, or a budget too small"
     name, per = algo or type(cfg).__name__, cfg.n_envs // max(cfg.execution.runners, 1)
     for f in fields(cfg):
         if f.name not in _UNBOUNDED and _too_big(getattr(cfg, f.name)):
-            raise ValueError(f"{name}: {f.name} = {getattr(cfg, f.name)} is out of range: a size or count is at most {MAX_SIZE:,} (what the arrays and tensors it sizes can hold).")
-    if cfg.eval_envs > MAX_ENVS: raise ValueError(f"{name}: eval_envs = {cfg.eval_envs:,}: rlnb allows {MAX_ENVS:,} envs in one process (each is stepped in turn and holds its own state): use fewer.")
+            raise ValueError(f"{name}: {f.name} = {getattr(cfg, f.name)} is out of range: a size or count is at most "
+                             f"{MAX_SIZE:,} (what the arrays and tensors it sizes can hold).")
+    if cfg.eval_envs > MAX_ENVS:
+        raise ValueError(f"{name}: eval_envs = {cfg.eval_envs:,}: rlnb allows {MAX_ENVS:,} envs in one process "
+                         "(each is stepped in turn and holds its own state): use fewer.")
     if per > MAX_ENVS:
-        raise ValueError(f"{said('n_envs', cfg.n_envs)}: {per:,} envs in one process, and rlnb allows {MAX_ENVS:,} (a process steps its envs one after another, each with its own state): "
+        raise ValueError(f"{said('n_envs', cfg.n_envs)}: {per:,} envs in one process, and rlnb allows {MAX_ENVS:,} "
+                         "(a process steps its envs one after another, each with its own state): "
                          f"use fewer, or spread them over {said('runners')} (each runner is a process).")
     T = getattr(cfg, 'n_steps', 1)
     if cfg.n_envs * T > cfg.total_steps:
         rows = f'{cfg.n_envs:,} envs x {T} steps' if T > 1 else f'{cfg.n_envs:,} envs'
-        raise ValueError(f"{name}: one round of collection ({rows}) is {cfg.n_envs * T:,} env steps, more than the budget of {cfg.total_steps:,}: "
+        raise ValueError(f"{name}: one round of collection ({rows}) is {cfg.n_envs * T:,} env steps, more than the "
+                         f"budget of {cfg.total_steps:,}: "
                          f"lower {said('n_envs')}, or raise {said('steps')} to at least {cfg.n_envs * T:,}.")
     if cfg.n_batches() < 1:
         why = f' (learning starts after {cfg.learning_starts:,} transitions)' if hasattr(cfg, 'learning_starts') else ''
-        raise ValueError(f"{name}: {said('steps', cfg.total_steps)} buys no update{why}: the smallest budget that trains is {min_steps(cfg):,} env steps.")
+        raise ValueError(f"{name}: {said('steps', cfg.total_steps)} buys no update{why}: the smallest budget that "
+                         f"trains is {min_steps(cfg):,} env steps.")
 
 # %% ../nbs/19g_request.ipynb #7610b4df
 def refuse_video(cfg,                                # the run's config
                  video):                             # whether videos (or a GIF) are asked for
-    "Videos are recorded from one env, as the agent reads it: a run whose agent reads extended observations refuses them before anything runs"
-    if video and cfg.extended_obs: raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded env does not give: drop {said('video')}/{said('gif')}.")
+    "Refuse videos for an agent that reads extended observations, which a recorded env does not give"
+    if video and cfg.extended_obs:
+        raise ValueError(f"This agent reads its observations with extended_obs={cfg.extended_obs!r}, which a recorded "
+                         f"env does not give: drop {said('video')}/{said('gif')}.")
 
 
 # %% ../nbs/19g_request.ipynb #7df6a9b3
@@ -172,25 +192,36 @@ def chosen(p: Preset                                 # a preset whose config may
 def device_note(cfg: RunConfig,                      # a resolved config whose device was 'auto'
                 cuda: bool | None = None             # whether there is a CUDA GPU (None: whether torch sees one here)
                ) -> str | None:
-    "The line a run says on stderr when `device='auto'` chose for it: the device, and why; None where there was no choice (an MLP, and no GPU)"
+    "The line a run says on stderr when `device='auto'` chose for it, and why; None where there was no choice"
     if cuda is None: cuda = torch.cuda.is_available()
     if not cfg.preprocess and not cuda: return None
-    why = 'an MLP: the CPU trains it faster than a GPU' if not cfg.preprocess else 'a CNN, and torch sees a GPU' if cfg.execution.device != 'cpu' else 'a CNN, and torch sees no GPU'
+    cnn = 'a CNN, and torch sees a GPU' if cfg.execution.device != 'cpu' else 'a CNN, and torch sees no GPU'
+    why = 'an MLP: the CPU trains it faster than a GPU' if not cfg.preprocess else cnn
     return f"rlnb train: {said('device', cfg.execution.device)} chosen by device=auto ({why})"
 
+# %% ../nbs/19g_request.ipynb #period9x
+def check_periods(steps: int | None,                 # env steps in all (None: the config's)
+                  ckpt_every: int):                  # env steps between checkpoints
+    "Refuse a budget or a checkpoint period that is not a positive integer number of env steps"
+    if steps is not None and steps < 1:
+        raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
+    if not POSITIVE_INT[0](ckpt_every):
+        raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of "
+                         "env steps.")
+
 # %% ../nbs/19g_request.ipynb #c1b8ee86
-def check_request(p: Preset,                         # the preset the run would train (flags and changes applied: `asked_preset`)
+def check_request(p: Preset,                         # the preset the run would train (flags and changes applied)
                   seed,                              # the run's seed
                   ckpt_every=5_000,                  # env steps between checkpoints
                   names=(),                          # the fields the caller changed
                   video: bool = False,               # whether videos are asked for
                   track: str | None = None           # the tracker asked for, if any
                  ) -> Preset:
-    "Every check of a new run that needs no env and no disk; `p` with its 'auto' settings chosen (`chosen`) if it passes, else a `ValueError` (or `ImportError`) naming the problem and the fix in the caller's words"
+    "Every check of a new run that needs no env and no disk; `p` with its 'auto' settings chosen (`chosen`)"
     check_seed(seed); check_device(p.cfg.execution.device)
     check_effective(p.cfg, names, p.algo)
     check_budget(p.cfg, p.algo)
-    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of env steps.")
+    check_periods(None, ckpt_every)
     refuse_video(p.cfg, video); check_fits(p)
     if track is not None: check_tracker(track)
     return chosen(p)
@@ -207,25 +238,29 @@ def checked_request(algo: str | None,                # the algorithm asked for (
                     track: str | None = None,        # the tracker asked for, if any
                     **flags                          # n_envs, device, runners, async_runners as given (None: not given)
                    ) -> tuple:
-    "`(preset, seed, auto)` of a new run, checked once with its 'auto' settings chosen; `auto`: whether the device was 'auto'"
+    "`(preset, seed, auto)` of a new run, checked once, 'auto' settings chosen; `auto`: whether the device was 'auto'"
     p, seed = run_preset(algo, env, seed, config)
-    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
+    check_periods(steps, ckpt_every)
     p, names = asked_preset(p, config, changes or {}, total_steps=steps, **flags)
     return check_request(p, seed, ckpt_every, names, video, track), seed, value_of(p.cfg, 'device') == 'auto'
 
 # %% ../nbs/19g_request.ipynb #d492d7e9
 def refuse_changes(run_dir: Path,                    # the run directory
                    meta: dict,                       # the run's identity
-                   **asked):                         # seed, n_envs, device, runners, async_runners, learners as the caller gave them (None: not given)
+                   **asked):                         # seed, n_envs, device, runners, async_runners, learners as given
     "A `ValueError` if a flag given with a resume would change the run (repeating the run's own value is fine)"
     cfg = preset_of(meta, run_dir).cfg   # an old config.json's flat names too
-    saved = dict(seed=meta['seed']) | {k: value_of(cfg, k) for k in ('n_envs', 'device', 'runners', 'async_runners', 'learners')}
+    names = ('n_envs', 'device', 'runners', 'async_runners', 'learners')
+    saved = dict(seed=meta['seed']) | {k: value_of(cfg, k) for k in names}
     if asked.get('learners') not in (None, saved['learners']):
-        raise ValueError(f"{said('learners', asked['learners'])} would change the run in '{run_dir}', which has {saved['learners']}: each learner's envs, replay and generators are in its checkpoints, "
-                         f"so it resumes with {saved['learners']} (drop it, or start a new run with another {said('out')}).")
+        raise ValueError(f"{said('learners', asked['learners'])} would change the run in '{run_dir}', which has "
+                         f"{saved['learners']}: each learner's envs, replay and generators are in its checkpoints, "
+                         f"so it resumes with {saved['learners']} (drop it, or start a new run with another "
+                         f"{said('out')}).")
     for k, v in asked.items():
         if v is not None and v != saved[k]:
-            raise ValueError(f"{said(k, v)} would change the run in '{run_dir}' (it has {saved[k]}): drop it to resume, or start a new run with another {said('out')}.")
+            raise ValueError(f"{said(k, v)} would change the run in '{run_dir}' (it has {saved[k]}): drop it to "
+                             f"resume, or start a new run with another {said('out')}.")
 
 
 def check_resume(run_dir: Path,                      # the run directory
@@ -233,10 +268,10 @@ def check_resume(run_dir: Path,                      # the run directory
                  p: Preset,                          # the preset it describes (`preset_of`)
                  env: str | None = None,             # the env id the caller repeated
                  video: bool = False,                # whether videos are asked for
-                 **asked                             # seed, n_envs, device, runners, async_runners as the caller gave them (None: not given)
+                 **asked                             # seed, n_envs, device, runners, async_runners as given (None: not)
                 ):
-    "Every check of a resumed run before it is locked: the env id confirmed, videos, the run's tracker, flags that may only repeat the run's"
+    "Every check of a resumed run before it is locked: the env id, videos, the run's tracker, flags that only repeat"
     confirm_saved_env(meta['env'], env, run_dir)
     refuse_video(p.cfg, video)
-    if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # the run's tracker must answer before anything is written
+    if (t := tracking_of(run_dir)) is not None: check_tracker(t['tracker'])   # it answers before anything is written
     refuse_changes(run_dir, meta, **asked)

@@ -90,7 +90,8 @@ def _acquire(d: Path) -> FileLock:
     lock = FileLock(d/LOCK_FILE, timeout=0)
     try: lock.acquire()
     except Timeout:
-        raise RunBusyError(f"'{d}' is being written by another rlnb process ({_holder(d)}); a run directory has one writer: "
+        raise RunBusyError(f"'{d}' is being written by another rlnb process ({_holder(d)}); a run directory has one "
+                           "writer: "
                            f"wait for that run to end or stop it (Ctrl-C), or choose another {said('out')}.") from None
     return lock
 
@@ -124,8 +125,11 @@ def _writable_above(out: Path):
     "Refuse an `out` under a file, or under a folder this process cannot write into: the nearest existing path above decides"
     p = out
     while not p.exists() and p != p.parent: p = p.parent
-    if not p.is_dir(): raise ValueError(f"{said('out', str(out))} cannot be written ('{p}' is a file): choose a directory you can write to.")
-    if not os.access(p, os.W_OK | os.X_OK): raise ValueError(f"{said('out', str(out))} cannot be written (no write permission on '{p}'): choose a directory you can write to.")
+    if not p.is_dir(): raise ValueError(f"{said('out', str(out))} cannot be written ('{p}' is a file): choose a "
+                                        "directory you can write to.")
+    if not os.access(p, os.W_OK | os.X_OK): raise ValueError(f"{said('out', str(out))} cannot be written (no write "
+                                                             f"permission on '{p}'): choose a directory you can write "
+                                                             "to.")
 
 # %% ../nbs/19_runs.ipynb #ab070893
 def check_out(out,                                   # the run directory to train into
@@ -133,14 +137,17 @@ def check_out(out,                                   # the run directory to trai
              ) -> str | None:
     "Refuse, creating nothing, an `out` that cannot take a new run; returns the run found there (which `overwrite` moves aside), or None"
     out = Path(out)
-    if out.exists() and not out.is_dir(): raise ValueError(f"{said('out', str(out))} is a file, not a directory: choose another {said('out')}.")
+    if out.exists() and not out.is_dir(): raise ValueError(f"{said('out', str(out))} is a file, not a directory: "
+                                                           f"choose another {said('out')}.")
     check_free(out)
     found = describe_run(out)
     if found and not overwrite:
         raise ValueError(f"'{out}' already holds a run ({found}): continue it with `{resume_hint(out)}`, "
-                         f"choose another {said('out')}, or pass {said('overwrite', True)} to move it aside to '{out}.old-N' and start afresh.")
+                         f"choose another {said('out')}, or pass {said('overwrite', True)} to move it aside to "
+                         f"'{out}.old-N' and start afresh.")
     if found and Path.cwd().resolve().is_relative_to(out.resolve()):
-        raise ValueError(f"{said('overwrite', True)} would move '{out}' aside, and this command runs inside it: run it from another directory, or choose another {said('out')}.")
+        raise ValueError(f"{said('overwrite', True)} would move '{out}' aside, and this command runs inside it: run it "
+                         f"from another directory, or choose another {said('out')}.")
     _writable_above(out)
     return found
 
@@ -166,7 +173,8 @@ def claimed_out(out,                                 # the run directory to trai
         try: moved = move_aside(out)
         finally: old.release()
     try: out.mkdir(parents=True, exist_ok=True)
-    except OSError as e: raise ValueError(f"{said('out', str(out))} cannot be written ({e.strerror or e}): choose a directory you can write to.") from e
+    except OSError as e: raise ValueError(f"{said('out', str(out))} cannot be written ({e.strerror or e}): choose a "
+                                          "directory you can write to.") from e
     lock = lock_run(out)
     try: yield moved
     except BaseException:
@@ -205,7 +213,8 @@ def check_seed(seed                                    # a run's seed
               ) -> int:
     "`seed` if it is an integer from 0 to `MAX_SEED`; a `ValueError` naming the range otherwise"
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"{said('seed', seed)} is out of range: a seed is an integer from 0 to {MAX_SEED:,} (2**32 - 1).")
+        raise ValueError(f"{said('seed', seed)} is out of range: a seed is an integer from 0 to {MAX_SEED:,} (2**32 - "
+                         "1).")
     return seed
 
 # %% ../nbs/19_runs.ipynb #e5b231a6
@@ -226,7 +235,8 @@ def _import_env_module(mod: str, env: str):
     try: importlib.import_module(mod)
     except ModuleNotFoundError as e:
         if e.name != mod.split('.')[0] and e.name != mod: raise   # the module exists, and one it imports is missing: its own error
-        raise ValueError(f"{said('env', env)}: no module {mod!r} in the working directory ({cwd}) or on the Python path: "
+        raise ValueError(f"{said('env', env)}: no module {mod!r} in the working directory ({cwd}) or on the Python "
+                         "path: "
                          f"run from the folder that holds {mod.split('.')[0]}.py, or install it.") from None
 
 
@@ -235,18 +245,24 @@ def check_env_id(env: str,                             # a gymnasium id, or `mod
                  trusted: bool = True                  # whether importing the named module is allowed (typed by the user, not read from a file)
                 ) -> str:
     "`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env` imports `module`, from the working directory too)"
-    if not isinstance(env, str) or not env.strip(): raise ValueError(f"{said('env', env)} is empty: name an environment id such as CartPole-v1 (`gymnasium.pprint_registry()` lists them).")
+    if not isinstance(env, str) or not env.strip(): raise ValueError(f"{said('env', env)} is empty: name an "
+                                                                     "environment id such as CartPole-v1 "
+                                                                     "(`gymnasium.pprint_registry()` lists them).")
     if ':' not in env: return env
     mod, name = env.split(':', 1)
     if not trusted:
-        raise ValueError(f"The environment {env!r} read from a file names a module to import ({mod!r}); rlnb never imports code named in a file. "
+        raise ValueError(f"The environment {env!r} read from a file names a module to import ({mod!r}); rlnb never "
+                         "imports code named in a file. "
                          f"If you trust it, confirm by passing {said('env', env)} yourself.")
     if not mod or not name: raise ValueError(f"{said('env', env)}: an id with a module has the form module:EnvName-v0.")
     if _module_has(mod, name): return env
     if (spec := gym.registry.get(name)) is not None:
-        raise ValueError(f"{said('env', env)}: {name} is registered already (by {_registered_by(spec)}), so module {mod!r} is not needed: use {said('env', name)}.")
+        raise ValueError(f"{said('env', env)}: {name} is registered already (by {_registered_by(spec)}), so module "
+                         f"{mod!r} is not needed: use {said('env', name)}.")
     _import_env_module(mod, env)
-    if gym.registry.get(name) is None: raise ValueError(f"{said('env', env)}: module {mod!r} was imported and registers no {name}: check the id it passes to gymnasium.register.")
+    if gym.registry.get(name) is None: raise ValueError(f"{said('env', env)}: module {mod!r} was imported and "
+                                                        f"registers no {name}: check the id it passes to "
+                                                        "gymnasium.register.")
     return env
 
 # %% ../nbs/19_runs.ipynb #2a346341
@@ -258,7 +274,8 @@ def confirm_saved_env(saved: str,                           # the env id a check
     mod, name = saved.split(':', 1) if ':' in saved else ('', saved)
     if mod and typed == name and _module_has(mod, name): return saved   # the caller imported the module: its bare id confirms
     if typed is not None and typed != saved:
-        raise ValueError(f"'{where}' belongs to {saved}; drop {said('env', typed)} (with a saved run, {said('env')} only confirms an id that names a module).")
+        raise ValueError(f"'{where}' belongs to {saved}; drop {said('env', typed)} (with a saved run, {said('env')} "
+                         "only confirms an id that names a module).")
     return check_env_id(saved, trusted=typed == saved)
 
 # %% ../nbs/19_runs.ipynb #9a82bea7

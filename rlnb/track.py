@@ -49,7 +49,8 @@ def _check_mlflow():
     try:
         with mock.patch.dict(os.environ, MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5'): MlflowClient(uri).search_experiments(max_results=1)
     except Exception as e:
-        raise ValueError(f"{said('track', 'mlflow')}: MLflow does not answer at {uri} ({type(e).__name__}): set MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.") from None
+        raise ValueError(f"{said('track', 'mlflow')}: MLflow does not answer at {uri} ({type(e).__name__}): set "
+                         "MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.") from None
 
 # %% ../nbs/19c_track.ipynb #d0d6a48c
 def flat(d: dict,                                   # a nested dict
@@ -140,7 +141,8 @@ def _safely(self: TrackCallback, f, *args):
     try: f(*args)
     except Exception as e:
         self.failed = True
-        warnings.warn(f"{type(self.tracker).__name__} failed ({type(e).__name__}: {e}); tracking stops here, training goes on, and the run directory keeps every metric.", stacklevel=2)
+        warnings.warn(f"{type(self.tracker).__name__} failed ({type(e).__name__}: {e}); tracking stops here, training "
+                      "goes on, and the run directory keeps every metric.", stacklevel=2)
 
 @patch
 def upload(self: TrackCallback, files: list,        # the run's files (those that exist are sent)

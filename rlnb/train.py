@@ -16,7 +16,7 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import seed_everything, LEARNING_RATE, POSITIVE_INT, CheckpointError
+from .core import seed_everything, LEARNING_RATE, CheckpointError
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import single_env
@@ -27,13 +27,14 @@ from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, pl
 from .learner import Learner, LinearData, stop_on_signals
 from .group import is_writer
 from .learners import LearnerGroup, LearnerGroupError
-from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint, set_aside, run_summary,
+from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint,
+                       set_aside, run_summary,
                        RunInterrupted, said, describe_run, resume_hint)
 from .export import export_learner
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
 from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
-from .request import checked_request, device_note, check_resume, refuse_video
+from .request import checked_request, check_periods, device_note, check_resume, refuse_video
 
 # %% auto #0
 __all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
@@ -52,7 +53,8 @@ def demo(batches: int = 300,                   # batches to fit
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     cbs = [Recorder(), CSVLogger(out/'metrics.csv')] + ([ProgressCallback()] if progress else [])
-    learn = Learner(nn.Linear(1, 1), tn.Loader(LinearData(seed=seed)), nn.functional.mse_loss, opt_func=torch.optim.SGD, lr=lr, cbs=cbs)
+    learn = Learner(nn.Linear(1, 1), tn.Loader(LinearData(seed=seed)), nn.functional.mse_loss, opt_func=torch.optim.SGD,
+                    lr=lr, cbs=cbs)
     t0 = time.perf_counter(); learn.fit(batches); wall = time.perf_counter() - t0
     steps, losses = learn.metrics['loss']
     _plot(steps, losses, out/'loss.png')
@@ -94,52 +96,68 @@ def _videos(recorded: dict) -> dict:
     "`record_evaluation`'s videos as a summary holds them: label -> return, seed and path (a string)"
     return {k: {**v, 'path': str(v['path'])} for k, v in recorded.items()}
 
+def _summary(learn: Learner, out: Path, seed: int, video: bool, wall: float, final, best) -> dict:
+    "The run's summary.json (and its videos, if asked), from rank 0 of a group: env steps are the run's, all ranks'"
+    cfg, col, ev, k, env = learn.cfg, learn.collector, learn.evaluator, learn.learners, learn.meta['env']
+    s = dict(algo=learn.meta['algo'], env=env, seed=seed, env_steps=col.env_step * k, wall_s=round(wall, 2),
+             sps=round((col.env_step - col.start_step) * k / wall, 1) if wall > 0 else None,
+             final_eval_mean=final.mean, final_eval_std=final.std,
+             first_env_step_eval_ge_threshold=ev.solved_at * k if ev.solved_at is not None else None,
+             threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step, out=str(out))
+    if isinstance(final, BattleResult): s |= dict(final_first=final.first, final_second=final.second)   # each seat's
+    games = partial(_one_game, env)
+    if video and isinstance(final, BattleResult):   # a game per seat
+        s['videos'] = _videos(record_games(games, ev.eval_agent, ev.opponent, out/'videos', seed=seed))
+    elif video: s['videos'] = _videos(record_evaluation(env, ev.eval_agent, out/'videos', cfg.eval_episodes, seed=seed,
+                                                        make=single_env(cfg.preprocess)))
+    return s
+
+# %% ../nbs/20_train.ipynb #run0020x
 def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
-    "Train `learn` to its config's step budget (Ctrl-C or SIGTERM: a checkpoint, then `RunInterrupted`), then write the run's files"
-    cfg, col, ev = learn.cfg, learn.collector, learn.evaluator
+    "Train `learn` to its budget (Ctrl-C or SIGTERM: a checkpoint, then `RunInterrupted`), then write the run's files"
+    col, ev = learn.collector, learn.evaluator
     t0 = time.perf_counter()
     with stop_on_signals(learn):
         try: learn.train()
         except KeyboardInterrupt:
-            raise RunInterrupted(out, col.env_step * learn.learners, saved=learn.stop.whole, signal='SIGTERM' if learn.stop.reason == 'terminated' else 'SIGINT') from None
+            sig = 'SIGTERM' if learn.stop.reason == 'terminated' else 'SIGINT'
+            raise RunInterrupted(out, col.env_step * learn.learners, saved=learn.stop.whole, signal=sig) from None
     wall = time.perf_counter() - t0
-    final = ev.final(col.env_step)   # the learner's, made in the batch that spent the budget (logged, checkpointed); here only if the run stopped early
+    final = ev.final(col.env_step)   # made in the batch that spent the budget; here only if the run stopped early
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
     best.consider()
     if not is_writer(): return None   # a learner group's rank > 0: rank 0 writes the run's files
-    k = learn.learners   # a group's rank counts its own env steps: the run's are k times as many
-    _plot_curve(learn.metrics.series, out/'learning_curve.png', cfg.threshold)
-    summary = dict(algo=learn.meta['algo'], env=learn.meta['env'], seed=seed, env_steps=col.env_step * k, wall_s=round(wall, 2),
-                   sps=round((col.env_step - col.start_step) * k / wall, 1) if wall > 0 else None, final_eval_mean=final.mean, final_eval_std=final.std,
-                   first_env_step_eval_ge_threshold=ev.solved_at * k if ev.solved_at is not None else None, threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step,
-                   out=str(out))
-    if isinstance(final, BattleResult): summary |= dict(final_first=final.first, final_second=final.second)   # a board game: each seat's rates against a random player
-    if video and isinstance(final, BattleResult): summary['videos'] = _videos(record_games(partial(_one_game, learn.meta['env']), ev.eval_agent, ev.opponent, out/'videos', seed=seed))   # a game per seat
-    elif video: summary['videos'] = _videos(record_evaluation(learn.meta['env'], ev.eval_agent, out/'videos', learn.cfg.eval_episodes, seed=seed, make=single_env(cfg.preprocess)))
+    _plot_curve(learn.metrics.series, out/'learning_curve.png', learn.cfg.threshold)
+    summary = _summary(learn, out, seed, video, wall, final, best)
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
+    files = [out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json']
+    files += [v['path'] for v in summary.get('videos', {}).values()]
     for cb in learn.cbs:
-        if isinstance(cb, TrackCallback): cb.upload([out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json', *[v['path'] for v in summary.get('videos', {}).values()]], summary)
+        if isinstance(cb, TrackCallback): cb.upload(files, summary)
     return summary
 
 # %% ../nbs/20_train.ipynb #60ad5bf6
 def _build(p, seed: int, progress: bool, cbs=(), **changes):
-    "The preset's learner, the global generators seeded from `seed` first (user code that draws from them, dropout or a callback, repeats); networks or buffers larger than this machine's memory are one line, not a traceback"
-    seed_everything(seed)
+    "The preset's learner, the global generators seeded from `seed` first; a lack of memory is one line"
+    seed_everything(seed)   # user code that draws from them (dropout, a callback) repeats
     try: return p.learner(seed, progress, cbs, **changes)
     except (RuntimeError, MemoryError) as e:
         if not (isinstance(e, MemoryError) or "can't allocate memory" in str(e) or 'out of memory' in str(e)): raise
         n = re.search(r'allocate (\d+) bytes', str(e))
-        raise ValueError(f"{p.algo} with this config asks for more memory than this machine has{f' ({int(n[1]) / 2**30:,.1f} GiB in one piece)' if n else ''}: "
+        size = f' ({int(n[1]) / 2**30:,.1f} GiB in one piece)' if n else ''
+        raise ValueError(f"{p.algo} with this config asks for more memory than this machine has{size}: "
                          "lower hidden, buffer or n_envs.") from None
 
 def _with_files(learn: Learner, out: Path, ckpt_every: int) -> Learner:
-    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt (in a learner group, every rank saves with rank 0, which alone writes)"
+    "Add the run directory's callbacks: metrics.csv, checkpoints every `ckpt_every` env steps, best.pt (rank 0 writes)"
+    every = max(1, ckpt_every // learn.learners)   # a group's rank counts its own env steps
     learn.add_cbs(([CSVLogger(out/'metrics.csv', flush_every=1000)] if is_writer() else []) +
-                  [CheckpointCallback(out/'checkpoints', every=max(1, ckpt_every // learn.learners), keep=3, unit='env_step'), BestCheckpointCallback(out/'best.pt')])
+                  [CheckpointCallback(out/'checkpoints', every=every, keep=3, unit='env_step'),
+                   BestCheckpointCallback(out/'best.pt')])
     return learn
 
 # %% ../nbs/20_train.ipynb #07fa9586
-def train_run(algo: str | None = None,              # the preset's algorithm (`rlnb presets`; default dqn); with `config`, none or the file's
+def train_run(algo: str | None = None,              # the preset's algorithm (`rlnb presets`; default: dqn, or config's)
               env: str | None = None,               # environment id (default: the preset's)
               steps: int | None = None,             # env steps in all (default: the config's)
               seed: int | None = 0,                 # the run's seed (with `config`: None keeps the file's)
@@ -150,19 +168,20 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               progress: bool = True,                # show a progress bar
               ckpt_every: int = 5000,               # env steps between checkpoints
               cbs=(),                               # extra callbacks
-              overwrite: bool = False,              # move a run already in `out` aside (to `out.old-N`) instead of refusing
+              overwrite: bool = False,              # move a run already in `out` aside (to `out.old-N`), not refuse
               changes: dict | None = None,          # config fields to change, `{name: value}` (`--set`)
-              config=None,                          # a run's config.json to run again: its algorithm, environment, seed and every hyperparameter
-              runners: int | None = None,           # Ray runner actors collecting (default: the config's, 0: in this process)
-              async_runners: bool | None = None,    # take whichever runner's fragment is ready (off-policy; default: the config's)
-              track: str | None = None,             # send the run to an experiment tracker, `wandb` or `mlflow` (needs rlnb[track]; `19c_track`)
-              resume: bool = False                  # if `out` holds this very run already (started, maybe preempted, maybe finished), continue it instead of refusing
+              config=None,                          # a run's config.json to run again: its algorithm, env, seed, config
+              runners: int | None = None,           # Ray runner actors collecting (default: the config's; 0: here)
+              async_runners: bool | None = None,    # take whichever runner's fragment is ready (default: the config's)
+              track: str | None = None,             # send the run to `wandb` or `mlflow` (rlnb[track]; `19c_track`)
+              resume: bool = False                  # if `out` holds this very run already, continue it, not refuse
              ) -> dict:
-    "Train preset `algo` on `env` (or the run that `config` describes); write config, metrics, curve, checkpoints and summary into `out`; return the summary"
+    "Train preset `algo` on `env` (or `config`'s run); write config, metrics, curve, checkpoints, summary into `out`"
     p, seed, auto = checked_request(algo, env, seed, config, steps, changes, ckpt_every, video, track, n_envs=n_envs,
-                                    device=device, runners=runners, async_runners=async_runners)   # once (`rlnb.request`)
+                                    device=device, runners=runners, async_runners=async_runners)   # `rlnb.request`
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
-    if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)   # a job started again after a preemption
+    if resume and describe_run(out) is not None:   # a job started again after a preemption
+        return _continue(out, p, seed, steps, progress, video, ckpt_every)
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     claim, tracker = partial(_claimed, out, overwrite, p, seed, auto), (track, None) if track else None
     if p.cfg.execution.learners > 1:   # the directory claimed here, the training in the learners
@@ -173,7 +192,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
 # %% ../nbs/20_train.ipynb #d7b3d1ba
 @contextlib.contextmanager
 def _claimed(out: Path, overwrite: bool, p, seed: int, auto: bool):
-    "Within: `out` claimed for a new run of preset `p` (an old run moved aside if asked), config.json written, the device said"
+    "Within: `out` claimed for a new run of `p` (an old one moved aside if asked), config.json written, the device said"
     with claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
@@ -183,10 +202,11 @@ def _claimed(out: Path, overwrite: bool, p, seed: int, auto: bool):
 # %% ../nbs/20_train.ipynb #trainin0
 def _train_in(out: Path, p, meta: dict, progress: bool, video: bool, ckpt_every: int, steps=None, ck=None, cbs=(),
               tracker=None, claim=contextlib.nullcontext) -> dict | None:
-    "Build preset `p`'s run (in a learner group, this learner's share), enter `claim`, load checkpoint `ck` if given, train in `out`"
-    with _build(p, meta['seed'], progress, cbs, **({'total_steps': steps} if steps is not None else {})) as learn, claim():
+    "Build `p`'s run (in a group, this learner's share), enter `claim`, load checkpoint `ck` if any, train it in `out`"
+    budget = {'total_steps': steps} if steps is not None else {}
+    with _build(p, meta['seed'], progress, cbs, **budget) as learn, claim():
         learn.meta = dict(meta)                          # the run's identity; a new step budget is not part of it
-        _with_files(learn, out, ckpt_every)              # the file callbacks first, so that a checkpoint restores them too
+        _with_files(learn, out, ckpt_every)              # the file callbacks first: a checkpoint restores them too
         if ck is not None: learn.load(ck)
         if is_writer() and tracker is not None: learn.add_cbs([open_tracker(tracker[0], out, learn.meta, tracker[1])])
         if ck is not None and (summary := _finished(learn, out)) is not None: return summary
@@ -194,30 +214,37 @@ def _train_in(out: Path, p, meta: dict, progress: bool, video: bool, ckpt_every:
 
 # %% ../nbs/20_train.ipynb #07fb2f9d
 def _on_learners(p, out: Path, fn: Callable, *args):
-    "`fn(*args)` here, or with `p.cfg.execution.learners` > 1 in every learner of a `LearnerGroup` (rank 0's result; Ctrl-C and SIGTERM stop them all); a learner that dies ends the run at its newest checkpoint, in one line"
+    "`fn(*args)` here, or in every learner of a `LearnerGroup` (rank 0's result); a learner's death ends the run"
     n, cfg = p.cfg.execution.learners, p.cfg
     if n == 1: return fn(*args)
     gpu = torch.device(cfg.torch_device).type == 'cuda'
-    threads = max(1, (os.cpu_count() or 1) // n) if cfg.preprocess and not gpu else 1   # a CNN's update takes the cores; an MLP's wants one thread
-    with LearnerGroup(n, threads=threads, num_gpus=1 if gpu else 0, num_cpus=0 if gpu else 1, extra_cpus=cfg.execution.runners) as group, group.stop_on_signals():
+    threads = max(1, (os.cpu_count() or 1) // n) if cfg.preprocess and not gpu else 1   # a CNN takes the cores
+    group = LearnerGroup(n, threads=threads, num_gpus=1 if gpu else 0, num_cpus=0 if gpu else 1,
+                         extra_cpus=cfg.execution.runners)
+    with group, group.stop_on_signals():   # Ctrl-C and SIGTERM stop them all
         try: return group.run(fn, *args)[0]
         except LearnerGroupError as e:
             ck = checkpoints(out/'checkpoints')
-            raise LearnerGroupError(f"{e} The run in '{out}' stops at {f'its newest checkpoint, {ck[-1].name}' if ck else 'its start (no checkpoint yet)'}: continue it with `{resume_hint(out)}`.") from e
+            at = f'its newest checkpoint, {ck[-1].name}' if ck else 'its start (no checkpoint yet)'
+            raise LearnerGroupError(f"{e} The run in '{out}' stops at {at}: "
+                                    f"continue it with `{resume_hint(out)}`.") from e
 
 # %% ../nbs/20_train.ipynb #fcfff264
 def _same_run(out: Path, want: dict):
-    "Refuse, in one line, a run in `out` other than the one `want` (a `run_meta`) describes; its step budget may differ (a new one continues it)"
+    "Refuse, in one line, a run in `out` other than the one `want` (a `run_meta`) describes; its step budget may differ"
     if not (out/'config.json').is_file(): return   # resume_run restores it from a checkpoint, or says what is missing
     have = json.loads((out/'config.json').read_text())
-    plain = lambda m: json.loads(json.dumps([m.get('algo'), m.get('env'), m.get('seed'), {k: v for k, v in m.get('config', {}).items() if k != 'total_steps'}]))
+    rest = lambda m: {k: v for k, v in m.get('config', {}).items() if k != 'total_steps'}
+    plain = lambda m: json.loads(json.dumps([m.get('algo'), m.get('env'), m.get('seed'), rest(m)]))
     a, b = plain(have), plain(want)
-    if a != b:
-        diff = [k for k in ('algo', 'env', 'seed') if have.get(k) != want[k]] + sorted(k for k in b[3] if a[3].get(k) != b[3][k])
-        raise ValueError(f"'{out}' holds another run ({describe_run(out)}; it differs in {', '.join(diff)}): continue it with `{resume_hint(out)}`, or choose another {said('out')}.")
+    if a == b: return
+    diff = [k for k in ('algo', 'env', 'seed') if have.get(k) != want[k]]
+    diff += sorted(k for k in b[3] if a[3].get(k) != b[3][k])
+    raise ValueError(f"'{out}' holds another run ({describe_run(out)}; it differs in {', '.join(diff)}): "
+                     f"continue it with `{resume_hint(out)}`, or choose another {said('out')}.")
 
 def _continue(out: Path, p, seed: int, steps, progress, video, ckpt_every) -> dict:
-    "Continue the run in `out`, which must be the one preset `p` with `seed` trains (`train_run(..., resume=True)`, `--resume auto`)"
+    "Continue the run in `out`, which must be the one preset `p` with `seed` trains (`resume=True`, `--resume auto`)"
     _same_run(out, run_meta(p, seed))
     return resume_run(out, steps, progress, video, ckpt_every, env=p.env)
 
@@ -233,22 +260,22 @@ def resume_run(run_dir,                              # the run directory to cont
                device: str | None = None,            # repeat the run's device
                runners: int | None = None,           # repeat the run's runners
                async_runners: bool | None = None,    # repeat the run's asynchronous collection
-               learners: int | None = None           # repeat the run's learners (each one's envs and replay are in its checkpoints)
+               learners: int | None = None           # repeat the run's learners (each one's envs are checkpointed)
               ) -> dict:
-    "Continue the run in `run_dir` from its newest loadable checkpoint (to `steps` env steps in all, if given), or, stopped before its first, start it again from its config.json; the flags may only repeat the run's"
+    "Continue the run in `run_dir` from its newest checkpoint that loads, or without one start it again"
     run_dir = Path(run_dir)
-    if steps is not None and steps < 1: raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
-    if not POSITIVE_INT[0](ckpt_every): raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of env steps.")
+    check_periods(steps, ckpt_every)
     check_free(run_dir)
     files = checkpoints(run_dir/'checkpoints')
     config = run_dir/'config.json'
-    newest = newest_checkpoint(run_dir) if files or not config.is_file() else None   # none yet: the run starts again from its config.json
+    newest = newest_checkpoint(run_dir) if files or not config.is_file() else None   # none: start again (config.json)
     meta = (newest[1].get('meta') or {}) if newest else _read_config(config)
     p = preset_of(meta, newest[0] if newest else config)
-    check_resume(run_dir, meta, p, env, video, seed=seed, n_envs=n_envs, device=device, runners=runners, async_runners=async_runners, learners=learners)   # `rlnb.request`
+    check_resume(run_dir, meta, p, env, video, seed=seed, n_envs=n_envs, device=device, runners=runners,
+                 async_runners=async_runners, learners=learners)   # `rlnb.request`
     lock = lock_run(run_dir)   # the checks passed: from here on this process writes the run
     try:
-        if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer finished between the checks and the lock: read again
+        if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer ended meanwhile
         if newest is None: return _start_again(run_dir, meta, p, steps, progress, video, ckpt_every)
         meta = _resume(run_dir, newest)
         return _on_learners(p, run_dir, _train_in, run_dir, p, meta, progress, video, ckpt_every, steps, newest[0], (),
@@ -257,10 +284,11 @@ def resume_run(run_dir,                              # the run directory to cont
 
 # %% ../nbs/20_train.ipynb #f118c906
 def _resume(run_dir: Path, newest: tuple) -> dict:
-    "Ready the locked run in `run_dir` to resume from `newest` (`(path, state, skipped)`): corrupt checkpoints set aside, a deleted config.json restored; its identity"
+    "The identity of the locked run in `run_dir`, readied to resume from `newest` (`(path, state, skipped)`)"
     ck, state, skipped = newest
     for (old, why), new in zip(skipped, set_aside([q for q, _ in skipped])):
-        print(f"rlnb train: {old.name} does not load ({why}); moved it to {new.name} and resuming from {ck.name}", file=sys.stderr)
+        print(f"rlnb train: {old.name} does not load ({why}); moved it to {new.name} and resuming from {ck.name}",
+              file=sys.stderr)   # corrupt checkpoints set aside
     meta = state['meta']
     if not (run_dir/'config.json').exists():
         (run_dir/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
@@ -275,31 +303,36 @@ def _tracker_of(run_dir: Path) -> tuple | None:
 def _read_config(path: Path) -> dict:
     "The run identity in the `config.json` at `path` (a `CheckpointError` from `preset_of` names what is wrong with it)"
     try: return json.loads(path.read_text())
-    except (OSError, ValueError) as e: raise CheckpointError(f"'{path}' cannot be read ({e}); the run has no checkpoint to resume from either: start it again with another {said('out')}.") from None
+    except (OSError, ValueError) as e:
+        raise CheckpointError(f"'{path}' cannot be read ({e}); the run has no checkpoint to resume from either: "
+                              f"start it again with another {said('out')}.") from None
 
 
 # %% ../nbs/20_train.ipynb #ae656e19
 def _finished(learn, run_dir: Path) -> dict | None:
     "The summary of the loaded run in `run_dir` if its budget is spent already (nothing to train: say so), else None"
     if learn.opt_step < learn.cfg.n_batches(): return None
-    with warnings.catch_warnings():   # the collector's count decides (and the final evaluation needs it); read, not resumed
+    with warnings.catch_warnings():   # the collector's count decides (the final evaluation needs it); read, not resumed
         warnings.simplefilter('ignore'); learn.restore_data()
     if not learn.cfg.spent(learn) or (summary := run_summary(run_dir)) is None: return None
     budget = learn.cfg.total_steps * learn.learners
-    if is_writer(): print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget {budget:,}); "
-                          f"pass {said('steps')} above {budget:,} to train it further. Nothing was changed.", file=sys.stderr)
+    if is_writer(): print(f"rlnb train: the run in '{run_dir}' is finished ({summary['env_steps']:,} env steps, budget "
+                          f"{budget:,}); pass {said('steps')} above {budget:,} to train it further. "
+                          "Nothing was changed.", file=sys.stderr)
     return summary
 
 # %% ../nbs/20_train.ipynb #again020
 def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_every) -> dict:
-    "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says: what `train_run` did, again"
-    print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its config.json at env step 0", file=sys.stderr)
-    return _on_learners(p, run_dir, _train_in, run_dir, p, run_meta(p, meta['seed']), progress, video, ckpt_every, steps,
-                        None, (), _tracker_of(run_dir))
+    "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says"
+    print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its "
+          "config.json at env step 0", file=sys.stderr)
+    again = run_meta(p, meta['seed'])
+    return _on_learners(p, run_dir, _train_in, run_dir, p, again, progress, video, ckpt_every, steps, None, (),
+                        _tracker_of(run_dir))
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
 def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
-    "`path` itself if it is a file; for a run directory, its `best.pt` (or, without one, its newest checkpoint that loads), saying which on stderr"
+    "`path` if it is a file; for a run directory its `best.pt`, or its newest checkpoint that loads (said on stderr)"
     path = Path(path)
     if not path.is_dir(): return path
     if (path/'best.pt').is_file():
@@ -308,73 +341,87 @@ def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
     print(f"{doing} {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
 
 # %% ../nbs/20_train.ipynb #d9ab9ed4
-def load_agent(path,                                 # a checkpoint written by `rlnb train`, a folder shared by `rlnb export --hub`, or `hf://USER/REPO`
+def load_agent(path,                                 # a checkpoint, a `rlnb export --hub` folder, or `hf://USER/REPO`
                env: str | None = None                # repeat its env id (to confirm a `module:Env-v0`)
               ):
-    "The greedy agent saved in `path`, ready to act: `predict(obs)` on what its env returns, as SB3's (a `Policy`, `data.policy`), `act` on tensors; a board game's is an opponent for `play_games`"
+    "The greedy agent in `path`: a `Policy` with SB3's `predict(obs)` (a board game's: an opponent for `play_games`)"
     if is_hub_folder(path): return agent_from_folder(path)   # `19e_hub`
     with loaded_learner(path, env) as learn: return learner_policy(learn)
 
 def _eval_games(path, meta: dict, agent, games: int, seed: int, opponent: str, video=None, gif=None) -> dict:
-    "A board game's checkpoint: `games` greedy games per seat against a named player (`HEURISTICS`) or the agent of another checkpoint of the same game; with `video`, one more per seat as MP4s; with `gif`, the first seat's"
+    "`games` greedy games per seat of a board game's agent against a fixed player or another checkpoint's agent"
     with contextlib.ExitStack() as stack:
         envs = make_game(meta['env'], min(8, games)); stack.callback(lambda: [e.close() for e in envs])
-        if opponent in HEURISTICS: opp = fixed_player(opponent, seed, envs[0].observation_space(battle_players(envs[0])[0])['observation'].shape)
+        board = envs[0].observation_space(battle_players(envs[0])[0])['observation'].shape
+        if opponent in HEURISTICS: opp = fixed_player(opponent, seed, board)   # `HEURISTICS`
         else:
             other = stack.enter_context(loaded_learner(opponent))
-            if other.meta['env'] != meta['env']: raise ValueError(f"{said('opponent', opponent)} plays {other.meta['env']}, and {path} plays {meta['env']}: give a checkpoint of the same game.")
+            if other.meta['env'] != meta['env']:
+                raise ValueError(f"{said('opponent', opponent)} plays {other.meta['env']}, and {path} plays "
+                                 f"{meta['env']}: give a checkpoint of the same game.")
             opp = other.evaluator.eval_agent
         res = play_games(envs, agent, opp, games, seed=seed)
+        mean = sum(res[k]['win'] - res[k]['loss'] for k in ('first', 'second')) / 2
         out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], opponent=opponent, games_per_seat=games,
-                   mean=(res['first']['win'] + res['second']['win'] - res['first']['loss'] - res['second']['loss']) / 2, first=res['first'], second=res['second'])
-        if video: out['videos'] = _videos(record_games(partial(_one_game, meta['env']), agent, opp, video, seed=seed))   # a game per seat
+                   mean=mean, first=res['first'], second=res['second'])
+        if video: out['videos'] = _videos(record_games(partial(_one_game, meta['env']), agent, opp, video, seed=seed))
         if gif:   # the first seat's game
             shown = _one_game(meta['env'], render_mode='rgb_array'); stack.callback(shown.close)
             out['gif'] = str(save_gif(game_frames(shown, agent, opp, 0, seed)[0], gif, fps=2))
     return out
 
 # %% ../nbs/20_train.ipynb #6de5c935
-def eval_checkpoint(path,                                 # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
+def eval_checkpoint(path,                                 # a checkpoint, or a run directory (its best.pt)
                     episodes: int = 20,                   # deterministic episodes (a board game: games per seat)
                     video=None,                           # record a video into this directory
                     seed: int = 10000,                    # seeds the episodes' resets
-                    env: str | None = None,               # repeat the checkpoint's env id (to confirm a `module:Env-v0`)
+                    env: str | None = None,               # repeat its env id (to confirm a `module:Env-v0`)
                     gif=None,                             # also write the first episode as an animated GIF to this path
-                    opponent: str = 'random'              # a board game's opponent: 'random', 'minimax' (tic-tac-toe), 'lookahead' (Connect Four) or a checkpoint of the same game
+                    opponent: str = 'random'              # a game's: 'random', 'minimax', 'lookahead' or a checkpoint
                    ) -> dict:
-    "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a board game: greedy games per seat against `opponent`); optionally record videos"
+    "Evaluate the agent in checkpoint `path` for `episodes` deterministic episodes (a game: per seat); videos if asked"
     if episodes < 1: raise ValueError(f"{said('episodes', episodes)}: evaluate at least one episode.")
-    if gif is not None and Path(gif).is_dir(): raise ValueError(f"{said('gif', str(gif))} is a directory: give the GIF file to write, such as {Path(gif)/'agent.gif'}.")
-    if video is not None and Path(video).exists() and not Path(video).is_dir(): raise ValueError(f"{said('video', str(video))} is a file: give a directory for the videos.")
+    if gif is not None and Path(gif).is_dir():
+        raise ValueError(f"{said('gif', str(gif))} is a directory: give the GIF file to write, such as "
+                         f"{Path(gif)/'agent.gif'}.")
+    if video is not None and Path(video).exists() and not Path(video).is_dir():
+        raise ValueError(f"{said('video', str(video))} is a file: give a directory for the videos.")
     path = _checkpoint_of(path)
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         refuse_video(learn.cfg, video or gif)
-        if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video, gif)
-        if opponent != 'random': raise ValueError(f"{said('opponent')} is for board games, and {meta['env']} has one player: drop {said('opponent', opponent)}.")
+        if isinstance(learn.cfg, SelfPlayConfig): return _eval_games(path, meta, agent, episodes, seed, opponent, video,
+                                                                     gif)
+        if opponent != 'random': raise ValueError(f"{said('opponent')} is for board games, and {meta['env']} has one "
+                                                  f"player: drop {said('opponent', opponent)}.")
         envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores
         try: res = evaluate(envs, agent, episodes, seed=seed)
         finally: envs.close()
-        out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean, std=res.std, min=res.min, max=res.max)
+        out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean,
+                   std=res.std, min=res.min, max=res.max)
         make = single_env(learn.cfg.preprocess)
         if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=make))
-        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif, fps=_gif_fps(make, meta['env'])))
+        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif,
+                                          fps=_gif_fps(make, meta['env'])))
         return out
 
 # %% ../nbs/20_train.ipynb #04c27e43
-def export_checkpoint(path,                          # a checkpoint written by `rlnb train`, or a run directory (its best.pt)
+def export_checkpoint(path,                          # a checkpoint of `rlnb train`, or a run directory (its best.pt)
                       onnx=None,                     # the .onnx file to write (needs rlnb[export])
                       torchscript=None,              # the TorchScript .pt file to write
                       env: str | None = None,        # repeat its env id (to confirm a `module:Env-v0`)
                       hub=None,                      # a folder to share the run in (`19e_hub`; needs rlnb[hub])
                       push_to: str | None = None     # upload the hub folder as this `USER/REPO`
                      ) -> dict:
-    "Write the greedy policy of checkpoint `path` as ONNX and/or TorchScript (`19d_export`) with its parity on 1,000 observations, and/or the run as a Hub folder"
-    if push_to is not None and hub is None: raise ValueError(f"{said('push_to')} uploads the {said('hub')} folder: give {said('hub')} too.")
-    if onnx is None and torchscript is None and hub is None: raise ValueError('Name what to write: --onnx FILE, --torchscript FILE, --hub DIR, or several.')
+    "Write checkpoint `path`'s greedy policy as ONNX and/or TorchScript (`19d_export`), and/or the run as a Hub folder"
+    if push_to is not None and hub is None:
+        raise ValueError(f"{said('push_to')} uploads the {said('hub')} folder: give {said('hub')} too.")
+    if onnx is None and torchscript is None and hub is None:
+        raise ValueError('Name what to write: --onnx FILE, --torchscript FILE, --hub DIR, or several.')
     out = {}
     if hub is not None:
         out['hub'] = dict(path=str(hub_folder(path, hub)))
         if push_to is not None: out['hub']['url'] = push(hub, push_to)
     if onnx is None and torchscript is None: return out
-    with loaded_learner(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn: return out | export_learner(learn, onnx, torchscript)
+    with loaded_learner(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn:
+        return out | export_learner(learn, onnx, torchscript)

@@ -77,7 +77,9 @@ def mirror_moves(env                                  # a two-player PettingZoo 
     env.reset(seed=0)
     W = env.observation_space(p)['observation'].shape[1]
     mirror = [cells.index((c[0], W - 1 - c[1])) if c is not None and (c[0], W - 1 - c[1]) in cells else None for c in cells]
-    if None in mirror: raise ValueError(f'This game has no left-right mirror of its first moves (move {mirror.index(None)} does not fill one cell whose mirror another move fills): train it with mirror=False.')
+    if None in mirror: raise ValueError(f'This game has no left-right mirror of its first moves (move '
+                                        f'{mirror.index(None)} does not fill one cell whose mirror another move '
+                                        'fills): train it with mirror=False.')
     return torch.tensor(mirror)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #86307f74
@@ -190,14 +192,18 @@ def __post_init__(self: SelfPlayConfig):
     kind = lambda *cs: (lambda v: type(v) in cs, ' or '.join(f'a `{c.__name__}`' for c in cs))
     check_fields(self, opponent=kind(*_OPPONENTS), conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS),
                  hidden=LAYERS, adam_eps=POSITIVE, head=kind(LinearHead), exploration=kind(EpsilonGreedy),
-                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, SoftTarget)'))
-    if self.learning_starts < self.bs: raise ValueError(f'SelfPlayConfig.learning_starts = {self.learning_starts:,} is out of range: '
+                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, '
+                                                                        'SoftTarget)'))
+    if self.learning_starts < self.bs: raise ValueError(f'SelfPlayConfig.learning_starts = {self.learning_starts:,} is '
+                                                        'out of range: '
                                                         f'the first batch needs bs = {self.bs} stored transitions.')
     if self.execution.eval_runner:
-        raise ValueError('SelfPlayConfig.execution.eval_runner = True is not supported: games are evaluated in this process.')
+        raise ValueError('SelfPlayConfig.execution.eval_runner = True is not supported: games are evaluated in this '
+                         'process.')
     if type(self.opponent) is RivalOpponent and (self.replay_monitor or self.max_use or self.max_age):
         raise ValueError("SelfPlayConfig.opponent=RivalOpponent() keeps one replay per network, and replay monitors "
-                         "(replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another opponent.")
+                         "(replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another "
+                         "opponent.")
 
 # %% ../../nbs/13_agents.selfplay.ipynb #2471983e
 @patch

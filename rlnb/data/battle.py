@@ -34,7 +34,8 @@ def masked(q_BA,                                     # values `[B, A]`
           ) -> torch.Tensor:
     "`q` with the illegal moves' values set to `ILLEGAL`"
     if mask_BA.shape != q_BA.shape:
-        raise ValueError(f"The action mask has shape {tuple(mask_BA.shape)} and the values {tuple(q_BA.shape)}: the mask needs one entry per action, for every row.")
+        raise ValueError(f"The action mask has shape {tuple(mask_BA.shape)} and the values {tuple(q_BA.shape)}: the "
+                         "mask needs one entry per action, for every row.")
     return q_BA.masked_fill(~mask_BA.bool(), ILLEGAL)
 
 # %% ../../nbs/05h_data.battle.ipynb #13827911
@@ -53,7 +54,8 @@ def board_obs(obs: list,                             # PettingZoo observations: 
         return dict(observation=torch.as_tensor(np.stack([o['observation'] for o in obs]), dtype=torch.float32),
                     action_mask=torch.as_tensor(np.stack([o['action_mask'] for o in obs])).bool())
     if n_actions is None or any(isinstance(o, dict) for o in obs):
-        raise ValueError("Battles need PettingZoo's dict observations with 'observation' and 'action_mask' (as the classic games give), or plain observations with n_actions, every move legal.")
+        raise ValueError("Battles need PettingZoo's dict observations with 'observation' and 'action_mask' (as the "
+                         "classic games give), or plain observations with n_actions, every move legal.")
     x = np.stack([np.asarray(o) for o in obs])
     if isinstance(space, gym.spaces.Discrete): x = np.eye(int(space.n), dtype=np.float32)[x.astype(np.int64) - int(space.start)]
     return dict(observation=torch.as_tensor(x, dtype=torch.float32), action_mask=torch.ones(len(obs), n_actions, dtype=torch.bool))
@@ -95,7 +97,9 @@ def battle_players(env                               # a PettingZoo AEC env
                   ) -> list:
     "The players of a PettingZoo AEC env (two or more), or an error that says what battles need"
     players = list(env.possible_agents)
-    if len(players) < 2: raise ValueError(f"Battles are between two or more players, and this env has {len(players)} ({', '.join(players)}): use a game such as tictactoe_v3, connect_four_v3 or texas_holdem_v4.")
+    if len(players) < 2: raise ValueError(f"Battles are between two or more players, and this env has {len(players)} "
+                                          f"({', '.join(players)}): use a game such as tictactoe_v3, connect_four_v3 "
+                                          "or texas_holdem_v4.")
     return players
 
 # %% ../../nbs/05h_data.battle.ipynb #0e595bce
@@ -154,10 +158,13 @@ def _check_players(self: BattleCollector):
         if a is None: continue
         space = getattr(a, 'observation_space', None)
         if space is not None and space != e.observation_space(p):
-            raise ValueError(f"The {name} observes {space} and this game's players observe {e.observation_space(p)}: give it an agent made for this game.")
+            raise ValueError(f"The {name} observes {space} and this game's players observe {e.observation_space(p)}: "
+                             "give it an agent made for this game.")
         st = a.state_dict() if hasattr(a, 'state_dict') else None
         try: a.act(board, deterministic=True)
-        except Exception as err: raise ValueError(f"The {name} cannot act on this game's observations (board {tuple(board['observation'].shape[1:])}, {self._n} moves): {err}") from err
+        except Exception as err: raise ValueError(f"The {name} cannot act on this game's observations (board "
+                                                  f"{tuple(board['observation'].shape[1:])}, {self._n} moves): "
+                                                  f"{err}") from err
         finally:
             if st is not None: a.load_state_dict(st)
 
@@ -233,7 +240,8 @@ def _answer(self: BattleCollector, e, p: str) -> tuple:
     "Negamax: the mover `p`'s reward, the next player's observation, terminated, truncated, right after `p`'s move"
     q = self.players[1 - self.players.index(p)]
     r, rq = float(e.rewards[p]), float(e.rewards[q])
-    if r != -rq: raise ValueError(f"negamax transitions need a zero-sum game, and after {p}'s move the rewards are {r} and {rq}: use negamax=False.")
+    if r != -rq: raise ValueError(f"negamax transitions need a zero-sum game, and after {p}'s move the rewards are {r} "
+                                  f"and {rq}: use negamax=False.")
     return r, e.observe(q), bool(e.terminations[p]), bool(e.truncations[p])
 
 @patch
@@ -314,7 +322,8 @@ def play_games(envs: list,                           # AEC envs of one game
               ) -> dict:
     "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`, ...)"
     if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1: raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
-    if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic or a saved agent.')
+    if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic or a saved '
+                                          'agent.')
     out, K = {}, len(envs)
     for seat in range(len(battle_players(envs[0]))) if seats is None else seats:
         col = BattleCollector(envs, agent, opponent, seed=seed, seat=seat, deterministic=True)
@@ -367,7 +376,8 @@ class OpponentPool:
                  size: int | None = None,              # keep at most this many: `add` drops the oldest beyond it (None: no limit)
                  seed: int | None = 0):                # seeds the draws
         self.agents, self.size, self.gen = list(agents), size, Seeder(seed).torch()
-        if size is not None and size < 1: raise ValueError(f'size must be at least 1 (or None: no limit), got {size!r}.')
+        if size is not None and size < 1: raise ValueError(f'size must be at least 1 (or None: no limit), got '
+                                                           f'{size!r}.')
     def add(self,
             agent):                                    # the newest member
         "Add `agent`; the oldest leaves beyond `size`"

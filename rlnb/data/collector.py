@@ -49,10 +49,13 @@ class Collector(Loop, tn.BaseNode):
                  max_restarts: int = 0,                # times a failed async vector env is rebuilt before its error is raised
                  info_keys: Sequence[str] = ()):       # env info keys kept per transition (`Step.info`) or rollout row, e.g. `['is_success']`
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
-            raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: make the env with make_envs().")
+            raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: "
+                             "make the env with make_envs().")
         if getattr(agent, 'recurrent', False) != self.recurrent:
-            raise ValueError(f"{type(self).__name__} acts without a recurrent state and this agent carries one: collect with RecurrentRolloutCollector." if not self.recurrent else
-                             f"{type(self).__name__} keeps a recurrent state per env and this agent has none ({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
+            raise ValueError(f"{type(self).__name__} acts without a recurrent state and this agent carries one: "
+                             "collect with RecurrentRolloutCollector." if not self.recurrent else
+                             f"{type(self).__name__} keeps a recurrent state per env and this agent has none "
+                             f"({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
         if isinstance(info_keys, str) or not all(isinstance(k, str) for k in info_keys):
             raise ValueError(f"info_keys must be a list of info key names, such as ['is_success'], got {info_keys!r}.")
         self.envs, self.agent, self.seed, self.timeout, self.n_envs, self.info_keys = envs, agent, seed, timeout, envs.num_envs, list(info_keys)
@@ -60,7 +63,8 @@ class Collector(Loop, tn.BaseNode):
         self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
         self.restarted = False   # whether the last reset from a saved state had to start new episodes
-        if max_restarts and make_envs is None: raise ValueError('max_restarts needs make_envs, a function that builds the envs again.')
+        if max_restarts and make_envs is None: raise ValueError('max_restarts needs make_envs, a function that builds '
+                                                                'the envs again.')
         self.make_envs, self.max_restarts, self.restarts = make_envs, max_restarts, 0
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
@@ -71,7 +75,8 @@ def _step_async(self: Collector, action):
     try: return step_envs(self.envs, action, self.timeout)
     except EnvError as e:
         if self.restarts < self.max_restarts: return self._restart(e)
-        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that max_restarts allows.') from e
+        if self.max_restarts: raise EnvError(f'{e} It failed again after {self.restarts} restart(s), all that '
+                                             'max_restarts allows.') from e
         raise
 
 # %% ../../nbs/05_data.collector.ipynb #73b8afd4
@@ -79,7 +84,8 @@ def _step_async(self: Collector, action):
 def _restart(self: Collector, err: EnvError):
     "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
     self.restarts += 1
-    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way were dropped.')
+    warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way '
+                  'were dropped.')
     self.envs = self.make_envs()
     obs, _ = reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
     self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
@@ -105,7 +111,8 @@ def reset(self: Collector, initial_state: dict | None = None):
         if self.restarted:   # the interrupted episodes are abandoned
             seed = Seeder([self.seed, self.episodes]).int() % 2**31
             if not getattr(self, '_warned_restart', False):
-                warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection starts new episodes.')
+                warnings.warn(f'{type(self).__name__}: these environments cannot be snapshotted; resumed collection '
+                              'starts new episodes.')
                 self._warned_restart = True
         self.obs_np, _ = reset_envs(self.envs, seed, self.timeout)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
@@ -181,7 +188,9 @@ def info_rows(info: dict,                            # a vector env's info dict:
         if k not in info: v = np.full(n, np.nan, np.float32)
         else:
             raw = np.asarray(info[k])
-            if raw.dtype.kind not in 'biuf': raise ValueError(f"info[{k!r}] holds {raw.dtype} values ({raw.ravel()[:3].tolist()}...): a collector keeps numbers and booleans only; drop {k!r} from info_keys.")
+            if raw.dtype.kind not in 'biuf': raise ValueError(f"info[{k!r}] holds {raw.dtype} values "
+                                                              f"({raw.ravel()[:3].tolist()}...): a collector keeps "
+                                                              f"numbers and booleans only; drop {k!r} from info_keys.")
             v = raw.astype(np.float32)
             mask = info.get('_' + k)
             if mask is not None and not np.all(mask): v[~np.asarray(mask, bool)] = np.nan
@@ -231,7 +240,8 @@ def source_collector(node                               # a collector, or a node
                     ) -> Collector:
     "The `Collector` at the start of a data pipeline: the first stage along `pipeline(node)` that is one"
     c = next((x for x in pipeline(node) if isinstance(x, Collector)), None)
-    if c is None: raise ValueError(f'{type(node).__name__} has no collector along its sources: give it a data pipeline that starts with a collector (make() must return a collector or a node over one).')
+    if c is None: raise ValueError(f'{type(node).__name__} has no collector along its sources: give it a data pipeline '
+                                   'that starts with a collector (make() must return a collector or a node over one).')
     return c
 
 def find_collector(loop: Loop                            # a learner (a loop with `data`) whose pipeline starts with a collector, or a collector
@@ -279,7 +289,9 @@ def _ensure_started(self: Collector):
 def _env_index(self: Collector, envs) -> np.ndarray:
     "The env indices `envs` (None: all) as a sorted array, checked against `n_envs`"
     idx = np.arange(self.n_envs) if envs is None else np.unique(np.atleast_1d(np.asarray(envs, dtype=np.int64)))
-    if len(idx) == 0 or idx[0] < 0 or idx[-1] >= self.n_envs: raise ValueError(f"envs must be indices of this collector's {self.n_envs} envs (0 to {self.n_envs - 1}), got {envs!r}.")
+    if len(idx) == 0 or idx[0] < 0 or idx[-1] >= self.n_envs: raise ValueError(f"envs must be indices of this "
+                                                                               f"collector's {self.n_envs} envs (0 to "
+                                                                               f"{self.n_envs - 1}), got {envs!r}.")
     return idx
 
 @patch
@@ -301,7 +313,8 @@ def reset_env(self: Collector,
     if mask.all(): obs, _ = reset_envs(self.envs, seed, self.timeout)
     else:
         if not isinstance(self.envs.unwrapped, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
-            raise ValueError(f"{type(self.envs.unwrapped).__name__} resets all its envs at once: reset them all (envs=None), or make the envs with make_envs(..., mode='sync').")
+            raise ValueError(f"{type(self.envs.unwrapped).__name__} resets all its envs at once: reset them all "
+                             "(envs=None), or make the envs with make_envs(..., mode='sync').")
         seeds = [None if not m else None if seed is None else seed + i for i, m in enumerate(mask)]
         obs, _ = reset_envs(self.envs, seeds, self.timeout, options={'reset_mask': mask})
     self.ep_return[idx], self.ep_len[idx], self.autoreset[idx] = 0., 0, False

@@ -27,7 +27,8 @@ def selector_settings(selector,                      # the selector of the agent
     if bad:
         names = ', '.join(sorted([k for k in vars(selector) if not k.startswith('_') and k not in ('gen', 'env_step')] +
                                  [k for k, v in vars(type(selector)).items() if isinstance(v, property) and v.fset is not None]))
-        raise ValueError(f"{type(selector).__name__} has no setting {bad[0]!r}: per-call settings are the selector's attributes ({names}).")
+        raise ValueError(f"{type(selector).__name__} has no setting {bad[0]!r}: per-call settings are the selector's "
+                         f"attributes ({names}).")
     before = dict(vars(selector))
     for k, v in settings.items(): setattr(selector, k, v)
     changed = {k: before.get(k) for k, v in vars(selector).items() if k not in before or v is not before[k]}
@@ -85,7 +86,8 @@ def _episode_ends(self: Collector, s: Step) -> torch.Tensor:
 @patch
 def _random_agent(self: Collector):
     "The uniform agent of `random=True`, seeded from the collector's seed"
-    if self.recurrent: raise ValueError(f"{type(self).__name__} acts with a recurrent state, and random=True acts without one: collect a warm-up with a RolloutCollector.")
+    if self.recurrent: raise ValueError(f"{type(self).__name__} acts with a recurrent state, and random=True acts "
+                                        "without one: collect a warm-up with a RolloutCollector.")
     return RandomAgent(self.envs.single_action_space, Seeder([self.seed, 1]).int())
 
 # %% ../../nbs/05g_data.count.ipynb #250a8cae
@@ -111,12 +113,16 @@ def collect(self: Collector,
             **settings):                          # the agent's selector settings for this call only, e.g. `epsilon=0.5`
     "Exactly `n_sample` transitions (one `Step`) or exactly `n_episode` whole episodes (a list of `Step`s, in the order they ended)"
     if (n_sample is None) == (n_episode is None):
-        raise ValueError(f"collect() takes exactly one count, n_sample= (transitions) or n_episode= (whole episodes); got {'both' if n_sample is not None else 'neither'}.")
+        raise ValueError(f"collect() takes exactly one count, n_sample= (transitions) or n_episode= (whole episodes); "
+                         f"got {'both' if n_sample is not None else 'neither'}.")
     n, name = (n_sample, 'n_sample') if n_sample is not None else (n_episode, 'n_episode')
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1: raise ValueError(f'{name} must be a positive integer, got {n!r}.')
-    if random and settings: raise ValueError(f"collect(random=True) acts without the agent, so its selector settings ({', '.join(settings)}) would have no effect: pass one or the other.")
+    if random and settings: raise ValueError(f"collect(random=True) acts without the agent, so its selector settings "
+                                             f"({', '.join(settings)}) would have no effect: pass one or the other.")
     if random and not hasattr(self, 'random_agent'): self.random_agent = self._random_agent()   # refused here where it cannot act
-    if settings and not hasattr(self.agent, 'selector'): raise ValueError(f"{type(self.agent).__name__} has no selector to take the settings {', '.join(settings)}.")
+    if settings and not hasattr(self.agent, 'selector'): raise ValueError(f"{type(self.agent).__name__} has no "
+                                                                          f"selector to take the settings "
+                                                                          f"{', '.join(settings)}.")
     with selector_settings(self.agent.selector, **settings) if settings else _nothing():
         return self._samples(int(n), random) if n_sample is not None else self._episodes(int(n), random)
 

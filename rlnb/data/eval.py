@@ -264,7 +264,9 @@ def record_evaluation(env_id: str,                    # a registered id
             env = gym.wrappers.RecordVideo(_render_env(env_id, make, **kwargs), str(video_dir), episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
         try: again, _ = play_episode(env, agent, seed + k, max_steps)
         finally: env.close()
-        if again != rets[k]: warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} before: the env or the agent is not deterministic; the video shows {again:g}.')
+        if again != rets[k]: warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} '
+                                           f'before: the env or the agent is not deterministic; the video shows '
+                                           f'{again:g}.')
         path = Path(video_dir)/f'{name}.mp4'
         (Path(video_dir)/f'{name}-episode-0.mp4').replace(path)
         out[label] = {'return': again, 'seed': seed + k, 'path': path}
@@ -276,11 +278,13 @@ def virtual_display(size: tuple = (1024, 768)):  # (width, height) of the screen
     _quiet_pygame()
     if sys.platform != 'linux' or os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY'): return None
     if shutil.which('Xvfb') is None:
-        raise RuntimeError("render_mode='human' needs a screen and this machine has none; virtual_display() starts one with Xvfb, "
+        raise RuntimeError("render_mode='human' needs a screen and this machine has none; virtual_display() starts one "
+                           "with Xvfb, "
                            "which is not installed: apt-get install -y xvfb (Debian, Ubuntu, Colab). Or render with "
                            "render_mode='rgb_array': episode_frames, animate and save_gif need no screen")
     if os.environ.get('SDL_VIDEODRIVER') in ('dummy', 'offscreen'):
-        warnings.warn(f"SDL_VIDEODRIVER={os.environ.pop('SDL_VIDEODRIVER')} would keep pygame windows off the virtual display; unset it")
+        warnings.warn(f"SDL_VIDEODRIVER={os.environ.pop('SDL_VIDEODRIVER')} would keep pygame windows off the virtual "
+                      "display; unset it")
     from pyvirtualdisplay import Display
     disp = Display(visible=False, size=size).start()
     atexit.register(lambda: disp.is_alive() and disp.stop())

@@ -75,7 +75,9 @@ def _each(self: RayCollector, call: Callable, what: str) -> list:
     for r in range(self.n_runners):
         while True:
             try: out.append(ray.get(refs[r], timeout=wait)); break
-            except ray.exceptions.GetTimeoutError as e: raise RunnerError(f'Runner {r} did not answer within {wait:.0f} s during {what}. Ray\'s error is chained below.') from e
+            except ray.exceptions.GetTimeoutError as e: raise RunnerError(f'Runner {r} did not answer within '
+                                                                          f'{wait:.0f} s during {what}. Ray\'s error '
+                                                                          'is chained below.') from e
             except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
                 if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(task_error(e), RunnerRestarted): raise task_error(e) from e
                 self._fault(r, f'died during {what} ({type(task_error(e)).__name__})', e, lost=False)
@@ -93,7 +95,8 @@ def _start(self: RayCollector):
     self.runner_restarts = [0] * self.n_runners
     try: self.where = self._each(lambda r: self.actors[r].where.remote(), 'start')
     except RunnerError as e:
-        raise RunnerError(f'{e} Each runner asks Ray for {self.actor_options}; the cluster has {ray.available_resources()} free. '
+        raise RunnerError(f'{e} Each runner asks Ray for {self.actor_options}; the cluster has '
+                          f'{ray.available_resources()} free. '
                           'Close other collectors, ask for less (num_cpus, options), or add nodes.') from e.__cause__
 
 
@@ -268,7 +271,8 @@ def reset(self: RayCollector, initial_state: dict | None = None):
     self.queue = [(Step if q.pop('kind') == 'Step' else Rollout)(**q) for q in map(dict, st.get('queue', []))]
     runners, seeds = st.get('runners'), [None] * self.n_runners
     if initial_state is not None and runners is None:   # asynchronous: the runners' states were not saved
-        warnings.warn('RayCollector: asynchronous collection cannot resume exactly (fragments were under way when the checkpoint was written); the runners start new episodes.')
+        warnings.warn('RayCollector: asynchronous collection cannot resume exactly (fragments were under way when the '
+                      'checkpoint was written); the runners start new episodes.')
         seeds = [Seeder([self.seed, r, self.env_step]).int() % 2**31 for r in range(self.n_runners)]
     self._each(lambda r: self.actors[r].reset.remote(None if runners is None else runners[r], seed=seeds[r]), 'reset')
     if self.mode == 'async':
@@ -290,25 +294,29 @@ def _at_start(self: RayCollector) -> np.ndarray: return np.zeros(self.n_envs, bo
 
 @patch
 def _random_agent(self: RayCollector):
-    raise ValueError("A RayCollector's runners act with their own copies of the agent: collect a random warm-up with a local collector (make(0)), or act randomly in make.")
+    raise ValueError("A RayCollector's runners act with their own copies of the agent: collect a random warm-up with a "
+                     "local collector (make(0)), or act randomly in make.")
 
 @patch
 def reset_env(self: RayCollector,
               envs=None,                             # env indices (None: all)
               seed: int | None = None):              # env i resets with seed + i
-    raise ValueError("A RayCollector's envs live in its runners: reset them between runs (close the fleet and build it again), or in make.")
+    raise ValueError("A RayCollector's envs live in its runners: reset them between runs (close the fleet and build it "
+                     "again), or in make.")
 
 @patch
 def reset_policy(self: RayCollector,
                  envs=None):                          # env indices (None: all)
-    raise ValueError("A RayCollector's policies (and their recurrent states) live in its runners: start new episodes by building the fleet again.")
+    raise ValueError("A RayCollector's policies (and their recurrent states) live in its runners: start new episodes "
+                     "by building the fleet again.")
 
 # %% ../../nbs/05f_data.fleet.ipynb #56d59878
 @patch
 def resize(self: RayCollector,
            k: int):                                  # runners from now on
     "Run `k` runners from the next request on: new ones start afresh and get the newest weights with their first request; the last ones beyond `k` are killed, their fragments under way dropped"
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f'resize takes a positive number of runners, got {k!r}.')
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f'resize takes a positive number of '
+                                                                                f'runners, got {k!r}.')
     n, per = self.n_runners, self.n_envs // self.n_runners
     if self.actors is not None and k < n:
         ray = import_ray()
@@ -329,7 +337,8 @@ def _grow(self: RayCollector, n: int):
     self.runner_restarts += [0] * (self.n_runners - n)
     try: self.where += ray.get([self.actors[r].where.remote() for r in range(n, self.n_runners)], timeout=max(self.timeout, 60.))
     except ray.exceptions.GetTimeoutError as e:
-        raise RunnerError(f'The new runners did not start within {max(self.timeout, 60.):.0f} s: each asks Ray for {self.actor_options}, and the cluster has {ray.available_resources()} free.') from e
+        raise RunnerError(f'The new runners did not start within {max(self.timeout, 60.):.0f} s: each asks Ray for '
+                          f'{self.actor_options}, and the cluster has {ray.available_resources()} free.') from e
     ray.get([self.actors[r].reset.remote(None, seed=Seeder([self.seed, r, self.env_step]).int() % 2**31) for r in range(n, self.n_runners)])
     if self.mode == 'async':
         for r in range(n, self.n_runners):

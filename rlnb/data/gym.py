@@ -49,7 +49,8 @@ def _quiet_mujoco(env_id):
         mujoco.set_mju_user_warning(_mujoco_warning)
 
 # %% ../../nbs/05_data.gym.ipynb #d9bd5dd6
-_PACKAGES = {'ALE': 'the atari extra: `pip install "rlnb[atari]"`', 'MinAtar': 'the minatar extra: `pip install "rlnb[minatar]"`',
+_PACKAGES = {'ALE': 'the atari extra: `pip install "rlnb[atari]"`', 'MinAtar': 'the minatar extra: `pip install '
+                                                                               '"rlnb[minatar]"`',
              'MiniGrid': 'minigrid: `pip install minigrid`, then `import minigrid`'}
 
 _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
@@ -66,7 +67,8 @@ def register_envs(family: str                   # 'atari' (ale-py's ids) or 'min
             import ale_py; gym.register_envs(ale_py)
         else:
             import minatar.gym; minatar.gym.register_envs()
-    except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" ({e}).') from e
+    except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" '
+                                            f'({e}).') from e
     return True
 
 def register_installed() -> bool:
@@ -97,7 +99,8 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         hint = f" Install {_PACKAGES[ns]}." if ns in _PACKAGES else " Install the package that registers it and import it before making the env."
         raise EnvError(f"Unknown environment {env_id!r}: {e}{hint}") from e
     except (gym.error.NameNotFound, gym.error.VersionNotFound, gym.error.UnregisteredEnv) as e:
-        raise EnvError(f"Unknown environment {env_id!r}: {e} (`gymnasium.pprint_registry()` lists the registered ones.)") from e
+        raise EnvError(f"Unknown environment {env_id!r}: {e} (`gymnasium.pprint_registry()` lists the registered "
+                       "ones.)") from e
     except gym.error.DependencyNotInstalled as e:
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
 
@@ -120,7 +123,8 @@ def observation_envs(envs: gym.vector.VectorEnv            # a vector env
     "`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete and MultiBinary parts flattened to one-hot features; anything else refused"
     space, leaves = envs.single_observation_space, _leaf_spaces(envs.single_observation_space)
     bad = [type(s).__name__ for s in leaves if not isinstance(s, (gym.spaces.Box, *_ONE_HOT))]
-    if bad: raise ValueError(f"rlnb's networks read Box, Discrete, MultiDiscrete and MultiBinary observations (also inside Dict and Tuple), not {', '.join(sorted(set(bad)))} "
+    if bad: raise ValueError(f"rlnb's networks read Box, Discrete, MultiDiscrete and MultiBinary observations (also "
+                             f"inside Dict and Tuple), not {', '.join(sorted(set(bad)))} "
                              f"({space}): wrap the env to turn its observations into arrays.")
     if needs_one_hot(space): return gym.wrappers.vector.FlattenObservation(envs)
     return envs

@@ -89,5 +89,6 @@ def fixed_player(name: str,                          # a key of `HEURISTICS`
     cls, board = HEURISTICS[name], tuple(board)
     if getattr(cls, 'board', None) not in (None, board):
         fits = [k for k, v in HEURISTICS.items() if getattr(v, 'board', None) in (None, board)]
-        raise ValueError(f"{cls.__name__} plays on boards of shape {cls.board}, and this game's are {board}: choose one of {fits}.")
+        raise ValueError(f"{cls.__name__} plays on boards of shape {cls.board}, and this game's are {board}: choose "
+                         f"one of {fits}.")
     return cls(seed)

@@ -172,7 +172,8 @@ def pixel_envs(env_id: str,                    # a game of the family `preproces
                mode: str | None = None         # 'sync' or 'async' (None: async for Atari with 2 or more envs)
               ) -> gym.vector.VectorEnv:
     "`n_envs` envs of `env_id` with the preprocessing `preprocess` names, in a vector env with NEXT_STEP autoreset"
-    if preprocess not in PREPROCESS: raise ValueError(f"preprocess must be one of {', '.join(map(repr, PREPROCESS))}, got {preprocess!r}.")
+    if preprocess not in PREPROCESS: raise ValueError(f"preprocess must be one of {', '.join(map(repr, PREPROCESS))}, "
+                                                      f"got {preprocess!r}.")
     register_envs(preprocess)   # here too: a missing extra is named before any worker starts
     if mode is None: mode = 'async' if preprocess == 'atari' and n_envs >= 2 else 'sync'
     return make_envs([partial(PREPROCESS[preprocess], env_id, train)] * n_envs, mode=mode)
@@ -198,6 +199,9 @@ def check_preprocess(env_id: str,                # the run's env
     "Refuse a preprocessing that does not fit the game's family, naming the one that does"
     fam = env_family(env_id)
     if fam == preprocess: return
-    if preprocess is None: raise ValueError(f"{env_id} is {'an Atari' if fam == 'atari' else 'a MinAtar'} game: its frames need preprocess={fam!r} and a CNN (net={'nature_cnn' if fam == 'atari' else 'minatar'!r}).")
-    raise ValueError(f"preprocess={preprocess!r} is for {'Atari' if preprocess == 'atari' else 'MinAtar'} games, and {env_id} is {'not one' if fam is None else f'a {fam} game'}: "
+    if preprocess is None: raise ValueError(f"{env_id} is {'an Atari' if fam == 'atari' else 'a MinAtar'} game: its "
+                                            f"frames need preprocess={fam!r} and a CNN "
+                                            f"(net={'nature_cnn' if fam == 'atari' else 'minatar'!r}).")
+    raise ValueError(f"preprocess={preprocess!r} is for {'Atari' if preprocess == 'atari' else 'MinAtar'} games, and "
+                     f"{env_id} is {'not one' if fam is None else f'a {fam} game'}: "
                      f"use preprocess={fam!r}.")

@@ -28,7 +28,8 @@ def _batched(space: gym.Space, obs) -> bool:
     shape, got = space.shape, np.shape(obs)
     if got == shape: return False
     if got[1:] == shape: return True
-    raise ValueError(f"An observation of {space} has shape {shape} (a batch of them: (B, {', '.join(map(str, shape))})), got {got}: "
+    raise ValueError(f"An observation of {space} has shape {shape} (a batch of them: (B, "
+                     f"{', '.join(map(str, shape))})), got {got}: "
                      "pass what the env returned, as it returned it.")
 
 

@@ -23,10 +23,12 @@ class HideObservation(gym.ObservationWrapper):
         super().__init__(env)
         space = env.observation_space
         if not isinstance(space, gym.spaces.Box) or len(space.shape) != 1:
-            raise ValueError(f"HideObservation removes features of a 1-d Box observation, and this env's is {space}: flatten it first (gymnasium.wrappers.FlattenObservation).")
+            raise ValueError(f"HideObservation removes features of a 1-d Box observation, and this env's is {space}: "
+                             "flatten it first (gymnasium.wrappers.FlattenObservation).")
         n, hide = space.shape[0], sorted(set(int(i) for i in hide))
         if not hide or hide[0] < 0 or hide[-1] >= n or len(hide) == n:
-            raise ValueError(f"hide must name some but not all of the {n} features (indices 0..{n - 1}), got {list(hide)}.")
+            raise ValueError(f"hide must name some but not all of the {n} features (indices 0..{n - 1}), got "
+                             f"{list(hide)}.")
         self.keep = np.array([i for i in range(n) if i not in hide])
         self.observation_space = gym.spaces.Box(space.low[self.keep], space.high[self.keep], dtype=space.dtype)
 

@@ -102,15 +102,19 @@ def _again(self: RayEvalCallback, snap: dict, err: Exception) -> EvalResult:
     "Evaluate `snap` again on the evaluation actor that Ray restarts after its death (calls fail until it is back); a `RunnerError` past `max_restarts`"
     ray = import_ray(); self.restarts += 1
     if self.restarts > self.max_restarts:
-        raise RunnerError(f'The evaluation runner died {self.restarts} times, more than max_restarts={self.max_restarts} allows. Its last error is chained below.') from err
-    warnings.warn(f'The evaluation runner died; Ray restarted it (restart {self.restarts} of {self.max_restarts}) and the evaluation runs again.')
+        raise RunnerError(f'The evaluation runner died {self.restarts} times, more than '
+                          f'max_restarts={self.max_restarts} allows. Its last error is chained below.') from err
+    warnings.warn(f'The evaluation runner died; Ray restarted it (restart {self.restarts} of {self.max_restarts}) and '
+                  'the evaluation runs again.')
     deadline = time.monotonic() + 60.
     while True:
         try: return ray.get(self.actor.evaluate.remote([put_weights(snap)], self.n_episodes, self.seed, self.timeout), timeout=max(1., deadline - time.monotonic()))
         except ray.exceptions.RayActorError as e:
-            if time.monotonic() > deadline: raise RunnerError('The evaluation runner did not come back within 60 s of its restart.') from e
+            if time.monotonic() > deadline: raise RunnerError('The evaluation runner did not come back within 60 s of '
+                                                              'its restart.') from e
             time.sleep(0.05)
-        except ray.exceptions.GetTimeoutError as e: raise RunnerError('The restarted evaluation runner did not answer within 60 s.') from e
+        except ray.exceptions.GetTimeoutError as e: raise RunnerError('The restarted evaluation runner did not answer '
+                                                                      'within 60 s.') from e
 
 # %% ../../nbs/05j_data.ray_eval.ipynb #bad55409
 @patch

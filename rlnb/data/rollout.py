@@ -65,7 +65,8 @@ def _screen_rollout(r: Rollout, count_T: np.ndarray):
         if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
         t, n = (int(i) for i in (~ok).nonzero()[0])
         raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
-                         "the rollout was dropped before any update or statistic used it. Fix the environment or its wrappers.")
+                         "the rollout was dropped before any update or statistic used it. Fix the environment or its "
+                         "wrappers.")
 
 # %% ../../nbs/05a_data.rollout.ipynb #4dca68f6
 class HostFeed:

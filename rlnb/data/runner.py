@@ -131,7 +131,8 @@ def explorers(self: Collector) -> list:
 def _pack(items: list):
     "One item for a fragment's items: the Steps concatenated, or the one Rollout"
     if isinstance(items[0], Step): return tree_cat(items) if len(items) > 1 else items[0]
-    if len(items) > 1: raise ValueError('A rollout collector yields one Rollout per fragment: ask for 1 env step per fragment.')
+    if len(items) > 1: raise ValueError('A rollout collector yields one Rollout per fragment: ask for 1 env step per '
+                                        'fragment.')
     return items[0]
 
 # %% ../../nbs/05f_data.runner.ipynb #cdfa83d6

@@ -47,7 +47,8 @@ def cpp_atari(env_id: str,                       # an ALE id
                               max_num_frames_per_episode=s['max_frames'], noop_max=30, episodic_life=False, reward_clipping=False, use_fire_reset=True)
     if backend != 'envpool': raise ValueError(f"backend must be 'ale' or 'envpool', got {backend!r}.")
     try: import envpool
-    except ImportError as e: raise EnvError(f'vector=envpool needs the envpool extra: pip install "rlnb[envpool]" (Linux x86-64), or use vector=ale ({e}).') from e
+    except ImportError as e: raise EnvError(f'vector=envpool needs the envpool extra: pip install "rlnb[envpool]" '
+                                            f'(Linux x86-64), or use vector=ale ({e}).') from e
     task = ''.join(w.capitalize() for w in s['game'].split('_')) + '-v5'   # 'space_invaders' -> 'SpaceInvaders-v5'
     return envpool.make(task, env_type='gymnasium', num_envs=n_envs, num_threads=threads, seed=seed % 2**31, repeat_action_probability=s['sticky'],
                         full_action_space=s['full_action_space'], max_episode_steps=s['max_frames'] // 4, noop_max=30, episodic_life=False, reward_clip=False, use_fire_reset=True)
@@ -80,7 +81,8 @@ def _padded(self: AtariGames, obs: np.ndarray) -> np.ndarray:
 # %% ../../nbs/05m_data.vector.ipynb #65a77e5b
 @patch
 def reset(self: AtariGames, *, seed: int | None = None, options: dict | None = None):
-    if options and options.get('reset_mask') is not None: raise ValueError('AtariGames resets all its games at once: drop reset_mask, or use vector=gymnasium.')
+    if options and options.get('reset_mask') is not None: raise ValueError('AtariGames resets all its games at once: '
+                                                                           'drop reset_mask, or use vector=gymnasium.')
     if self.reseed_by_make and seed is not None and seed != self.seed:
         self.env.close(); self.env, self.seed = self.make(seed), seed
     obs, info = self.env.reset() if self.reseed_by_make else self.env.reset(seed=seed)

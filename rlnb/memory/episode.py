@@ -39,7 +39,8 @@ def add(self: EpisodeReplay,
     "Store one episode in consecutive slots after the newest, dropping the oldest episodes whole until it fits"
     n = len(episode.reward)
     if n == 0: raise ValueError('EpisodeReplay.add got an episode with no transitions.')
-    if n > self.capacity: raise ValueError(f'An episode of {n:,} transitions does not fit in an EpisodeReplay of {self.capacity:,}: raise the capacity.')
+    if n > self.capacity: raise ValueError(f'An episode of {n:,} transitions does not fit in an EpisodeReplay of '
+                                           f'{self.capacity:,}: raise the capacity.')
     if self.storage is None: self.storage = Storage(self.capacity, tree_map(lambda x: x[:1], episode), self.device)
     while self.capacity - self.rows < n:
         self.rows -= self.episodes.popleft()[1]
@@ -61,7 +62,8 @@ def _pick(self: EpisodeReplay, sample_range: slice | None) -> list:
     eps = list(self.episodes)
     if sample_range is not None:
         if not isinstance(sample_range, slice) or sample_range.step not in (None, 1):
-            raise ValueError(f'sample_range must be a slice with step 1 over the stored episodes, oldest first (slice(-10, None): the newest 10), got {sample_range!r}.')
+            raise ValueError(f'sample_range must be a slice with step 1 over the stored episodes, oldest first '
+                             f'(slice(-10, None): the newest 10), got {sample_range!r}.')
         eps = eps[sample_range]
     if not eps: raise ValueError('Cannot sample from an empty EpisodeReplay: add episodes first.' if not self.episodes else f'sample_range {sample_range} picks none of the {len(self)} stored episodes.')
     return eps
@@ -76,7 +78,8 @@ def sample(self: EpisodeReplay,
     if length is None: return [self.storage.get(self._slots(eps[e][0], 0, eps[e][1])) for e in self.rng.integers(0, len(eps), bs)]
     if isinstance(length, bool) or not isinstance(length, int) or length < 1: raise ValueError(f'length must be a positive integer (steps per window), got {length!r}.')
     fits = np.array([max(0, n - length + 1) for _, n in eps])   # windows per episode: every start from which `length` steps stay inside it
-    if not fits.sum(): raise ValueError(f'No stored episode has {length} steps (the longest has {max(n for _, n in eps)}): sample shorter windows or whole episodes.')
+    if not fits.sum(): raise ValueError(f'No stored episode has {length} steps (the longest has '
+                                        f'{max(n for _, n in eps)}): sample shorter windows or whole episodes.')
     u = self.rng.integers(0, fits.sum(), bs)                    # uniform over all windows
     cum = np.cumsum(fits); e = np.searchsorted(cum, u, side='right'); off = u - (cum[e] - fits[e])
     slots = np.stack([self._slots(eps[k][0], o, length) for k, o in zip(e, off)])
@@ -99,7 +102,9 @@ def state_dict(self: EpisodeReplay) -> dict:
 # %% ../../nbs/06e_memory.episode.ipynb #4cf945f7
 @patch
 def load_state_dict(self: EpisodeReplay, st: dict):
-    if st['capacity'] != self.capacity: raise ValueError(f"The saved EpisodeReplay holds {st['capacity']:,} transitions, this one {self.capacity:,}: make it with the saved capacity.")
+    if st['capacity'] != self.capacity: raise ValueError(f"The saved EpisodeReplay holds {st['capacity']:,} "
+                                                         f"transitions, this one {self.capacity:,}: make it with the "
+                                                         "saved capacity.")
     self.episodes, self.rows, self.n_added = deque(tuple(e) for e in st['episodes']), st['rows'], st['n_added']
     set_rng_state(self.rng, st['rng'])
     if st['storage'] is not None:

@@ -42,7 +42,8 @@ def _check_room(capacity: int, leaves: list, device):
     "Refuse a replay in CPU memory that needs more than is available, naming both sizes"
     need, avail = capacity * sum(x[0].numel() * x.element_size() for x in leaves if x is not None), available_memory()
     if torch.device(device).type == 'cpu' and avail is not None and need > avail:
-        raise ValueError(f'A replay of {capacity:,} transitions needs {need / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB are available: '
+        raise ValueError(f'A replay of {capacity:,} transitions needs {need / 2**30:,.1f} GiB and {avail / 2**30:,.1f} '
+                         'GiB are available: '
                          'lower the buffer size (e.g. DQNConfig.buffer) or store smaller observations.')
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #17aa5078
@@ -52,7 +53,8 @@ class Storage:
                  capacity: int,                        # transitions kept
                  example: Step,                        # a Step of one row like those to come
                  device='cpu'):                        # where the tensors live
-        if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
+        if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got '
+                                                                            f'{capacity!r}.')
         leaves, self.spec = _pt.tree_flatten(example)
         _check_room(capacity, leaves, device)
         self.names, self.capacity, self.device = _field_names(example), capacity, torch.device(device)
@@ -180,12 +182,14 @@ class ExperienceReplay:
                  seed: int = 0,              # seeds the default sampler
                  example: Step | None = None,   # a Step of one row like those to come: the storage is allocated now rather than at the first add
                  monitor=None):              # a `ReplayMonitor` (`rlnb.memory.monitor`): use counts, ages, throughput, eviction (None: none of that work)
-        if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
+        if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got '
+                                                                            f'{capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
         self.capacity, self.bs, self.device, self.on_nan, self.monitor = capacity, bs, device, on_nan, monitor
         self.sampler = sampler if sampler is not None else UniformSampler(seed)
         if monitor is not None and monitor.evicts and not isinstance(self.sampler, UniformSampler):
-            raise ValueError(f'Eviction (max_use, max_age) needs uniform sampling; this replay samples with a {type(self.sampler).__name__}: monitor without eviction, or sample uniformly.')
+            raise ValueError(f'Eviction (max_use, max_age) needs uniform sampling; this replay samples with a '
+                             f'{type(self.sampler).__name__}: monitor without eviction, or sample uniformly.')
         self.storage, self.n_added, self._warned = None, 0, False
         if example is not None: self._allocate(example)
 
@@ -218,7 +222,8 @@ def _finite_rows(self: ExperienceReplay, step: Step):
             if self.on_nan == 'raise':
                 row = int((~ok).nonzero()[0, 0])
                 env = f'env {int(step.env_id[row])}' if step.env_id is not None else f'row {row}'
-                raise ValueError(f"Non-finite value in field '{name}{('.' + leaf_name) if leaf_name else ''}' of {env}: nothing was stored. "
+                raise ValueError(f"Non-finite value in field '{name}{('.' + leaf_name) if leaf_name else ''}' of "
+                                 f"{env}: nothing was stored. "
                                  "Fix the environment or its wrappers, or pass on_nan='drop' to drop such transitions.")
             bad = ~ok if bad is None else bad | ~ok
     return bad
@@ -229,7 +234,8 @@ def _clean(self: ExperienceReplay, step: Step) -> Step:
     "`step` after the exact NaN/inf check: unchanged, without its bad rows (`on_nan='drop'`), or a `ValueError`"
     bad = self._finite_rows(step)
     if bad is None: return step
-    if not self._warned: warnings.warn(f'ExperienceReplay dropped {int(bad.sum())} transition(s) with NaN/inf (warning once).'); self._warned = True
+    if not self._warned: warnings.warn(f'ExperienceReplay dropped {int(bad.sum())} transition(s) with NaN/inf (warning '
+                                       'once).'); self._warned = True
     return _pt.tree_map(lambda x: None if x is None else x[~bad], step)
 
 @patch
@@ -284,9 +290,12 @@ def sample(self: ExperienceReplay,
     mon = self.monitor
     if sample_range is None and (mon is None or not mon.evicts): idx, w = self.sampler.sample(len(self), bs)
     else:
-        if not isinstance(self.sampler, UniformSampler): raise ValueError(f'sample_range needs uniform sampling: a {type(self.sampler).__name__} draws by priority over the whole buffer.')
+        if not isinstance(self.sampler, UniformSampler): raise ValueError(f'sample_range needs uniform sampling: a '
+                                                                          f'{type(self.sampler).__name__} draws by '
+                                                                          'priority over the whole buffer.')
         first, n = (0, len(self)) if sample_range is None else self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
-        if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored transitions (oldest first).')
+        if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored transitions '
+                                    '(oldest first).')
         idx, w = (self.sampler.sample(n, bs)[0] + first) % self.capacity, None
         if mon is not None and mon.evicts: idx = mon.live(idx, first, n, lambda m, k: self.sampler.sample(m, k)[0], self.sampler.replacement)
     if mon is not None: mon.on_sample(idx, distinct=not getattr(self.sampler, 'replacement', True))
@@ -316,7 +325,8 @@ def range_slots(self: Storage,
                ) -> tuple:
     "`(first, n)`: the slot of the first row `sample_range` picks, counted in the order the rows came, and how many it picks (consecutive slots, wrapping)"
     if not isinstance(sample_range, slice) or sample_range.step not in (None, 1):
-        raise ValueError(f'sample_range must be a slice with step 1 over the stored rows, oldest first (slice(-1000, None): the newest 1,000), got {sample_range!r}.')
+        raise ValueError(f'sample_range must be a slice with step 1 over the stored rows, oldest first (slice(-1000, '
+                         f'None): the newest 1,000), got {sample_range!r}.')
     start, stop, _ = sample_range.indices(self.size)
     oldest = self.pos if self.size == self.capacity else 0
     return (oldest + start) % self.capacity, max(0, stop - start)
@@ -377,10 +387,12 @@ def state_dict(self: ExperienceReplay) -> dict:
 @patch
 def load_state_dict(self: ExperienceReplay, state: dict):
     if state['capacity'] != self.capacity:
-        raise ValueError(f"The saved buffer has capacity {state['capacity']:,}, this one {self.capacity:,}: make the buffer with the saved capacity.")
+        raise ValueError(f"The saved buffer has capacity {state['capacity']:,}, this one {self.capacity:,}: make the "
+                         "buffer with the saved capacity.")
     saved, mine = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler'), type(self.sampler).__name__
     if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):   # a sampler of the user's own: its load decides
-        raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with a {saved} "
+        raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with "
+                         f"a {saved} "
                          f"(DQNConfig(prioritized={'Prioritized()' if saved == 'PrioritizedSampler' else 'None'})).")
     if state['storage'] is not None:
         s = state['storage']

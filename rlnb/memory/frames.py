@@ -49,13 +49,17 @@ class FrameReplay:
 def _allocate(self: FrameReplay, obs: torch.Tensor, action: torch.Tensor):
     "Allocate the ring for frames like `obs[0, -1]` and actions like `action[0]`, refusing one that does not fit in memory"
     if obs.dim() != 4 or obs.dtype != torch.uint8:
-        raise ValueError(f'FrameReplay stores stacked frames, uint8 [B, stack, H, W]; got {obs.dtype} {tuple(obs.shape)}: use ExperienceReplay for other observations.')
+        raise ValueError(f'FrameReplay stores stacked frames, uint8 [B, stack, H, W]; got {obs.dtype} '
+                         f'{tuple(obs.shape)}: use ExperienceReplay for other observations.')
     C, (self.stack, *hw) = self.capacity, obs.shape[1:]
     per = math.prod(hw) + action[0].numel() * action.element_size() + 4 + 3 + 16
     avail = available_memory()
     if avail is not None and C * per > avail:
-        raise ValueError(f'A frame replay of {C:,} slots needs {C * per / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB are available: lower the buffer size (e.g. DQNConfig.buffer).')
-    if C < 2 * self.stack + self.n_step: raise ValueError(f'capacity {C} is too small for stacks of {self.stack} and {self.n_step}-step returns: use at least {2 * self.stack + self.n_step}.')
+        raise ValueError(f'A frame replay of {C:,} slots needs {C * per / 2**30:,.1f} GiB and {avail / 2**30:,.1f} GiB '
+                         'are available: lower the buffer size (e.g. DQNConfig.buffer).')
+    if C < 2 * self.stack + self.n_step: raise ValueError(f'capacity {C} is too small for stacks of {self.stack} and '
+                                                          f'{self.n_step}-step returns: use at least '
+                                                          f'{2 * self.stack + self.n_step}.')
     self.frames = np.zeros((C + 1, *hw), np.uint8)   # row C stays zeros: the frames before an episode's start
     self.action = np.zeros((C, *action.shape[1:]), action.numpy().dtype)
     self.reward = np.zeros(C, np.float32)
@@ -133,11 +137,16 @@ def _check(self: FrameReplay, step: Step) -> np.ndarray:
     B, shape = len(step.reward), (self.stack, *self.frames.shape[1:])
     for name, x in (('obs', step.obs), ('next_obs', step.next_obs)):
         if not isinstance(x, torch.Tensor) or x.dtype != torch.uint8 or tuple(x.shape) != (B, *shape):
-            raise ValueError(f"Field '{name}' must be uint8 frames {(B, *shape)} like the stored ones, got {getattr(x, 'dtype', type(x).__name__)} {tuple(getattr(x, 'shape', ()))}.")
-    if not np.isfinite(step.reward.numpy()).all(): raise ValueError("Non-finite value in field 'reward': nothing was stored. Fix the environment or its wrappers.")
+            raise ValueError(f"Field '{name}' must be uint8 frames {(B, *shape)} like the stored ones, got "
+                             f"{getattr(x, 'dtype', type(x).__name__)} {tuple(getattr(x, 'shape', ()))}.")
+    if not np.isfinite(step.reward.numpy()).all(): raise ValueError("Non-finite value in field 'reward': nothing was "
+                                                                    "stored. Fix the environment or its wrappers.")
     e = step.env_id.numpy() if step.env_id is not None else np.arange(B)
-    if B > 1 and len(np.unique(e)) != B: raise ValueError('FrameReplay.add takes one vector step (each env once): add the items one by one (extend does).')
-    if self.capacity < 2 * (B + self.stack + self.n_step): raise ValueError(f'capacity {self.capacity} is too small for {B} envs: use at least {2 * (B + self.stack + self.n_step)}.')
+    if B > 1 and len(np.unique(e)) != B: raise ValueError('FrameReplay.add takes one vector step (each env once): add '
+                                                          'the items one by one (extend does).')
+    if self.capacity < 2 * (B + self.stack + self.n_step): raise ValueError(f'capacity {self.capacity} is too small '
+                                                                            f'for {B} envs: use at least '
+                                                                            f'{2 * (B + self.stack + self.n_step)}.')
     if e.max() >= len(self.last): self.last = np.concatenate([self.last, np.full(e.max() + 1 - len(self.last), -1, np.int64)])
     return e
 
@@ -223,7 +232,8 @@ def sample(self: FrameReplay,
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
     replace = getattr(self.sampler, 'replacement', True)
     if self.n_ok == 0 or (not replace and self.n_ok < bs):
-        raise ValueError(f'Cannot sample {bs} transitions: {self.n_ok} are complete (a transition is, once its n-step chain is stored): add more, or wait for learning_starts.')
+        raise ValueError(f'Cannot sample {bs} transitions: {self.n_ok} are complete (a transition is, once its n-step '
+                         'chain is stored): add more, or wait for learning_starts.')
     if isinstance(self.sampler, PrioritizedSampler): i, w = self.sampler.sample(len(self), bs)
     else: i, w = self.sampler.sample(len(self), bs, self.ok[:len(self)])
     return ReplayBatch(self._transitions(i), torch.from_numpy(i), w)

@@ -114,9 +114,11 @@ def live(self: ReplayMonitor,
     cand = (first + np.arange(n)) % cap
     cand = cand[~self._dead(cand)]
     why = ', '.join(f'{k} = {v}' for k, v in (('max_use', self.max_use), ('max_age', self.max_age)) if v is not None)
-    if not len(cand): raise ValueError(f'Every transition this batch could take ({n:,}) was evicted ({why}): collect more before sampling, or raise the limit.')
+    if not len(cand): raise ValueError(f'Every transition this batch could take ({n:,}) was evicted ({why}): collect '
+                                       'more before sampling, or raise the limit.')
     if not replacement and len(cand) < len(idx):
-        raise ValueError(f'{len(cand):,} transitions are left after eviction ({why}) and a batch takes {len(idx):,} distinct ones: collect more, lower the batch size or raise the limit.')
+        raise ValueError(f'{len(cand):,} transitions are left after eviction ({why}) and a batch takes {len(idx):,} '
+                         'distinct ones: collect more, lower the batch size or raise the limit.')
     return cand[draw(len(cand), len(idx))]
 
 # %% ../../nbs/06d_memory.monitor.ipynb #e4a0a61a
@@ -157,7 +159,9 @@ class ReplayMonitorCallback(Callback):
     def __init__(self,
                  replay,                               # an `ExperienceReplay` with a monitor
                  read_every: int | None = 1000):       # learner steps between readings (None: keep the version only, for eviction without readings)
-        if getattr(replay, 'monitor', None) is None: raise ValueError('ReplayMonitorCallback needs a replay with a monitor: ExperienceReplay(..., monitor=ReplayMonitor()).')
+        if getattr(replay, 'monitor', None) is None: raise ValueError('ReplayMonitorCallback needs a replay with a '
+                                                                      'monitor: ExperienceReplay(..., '
+                                                                      'monitor=ReplayMonitor()).')
         self.replay, self.read_every = replay, read_every
         if read_every is not None: check_fields(self, read_every=POSITIVE_INT)
         self.cycle = Cycle(read_every or 1)   # the readings' schedule; the version is kept in step every batch

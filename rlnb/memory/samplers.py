@@ -39,9 +39,12 @@ def sample(self: UniformSampler,
            bs: int,                              # slots to draw
            valid=None):                          # bool `[size]`: the slots that may be drawn (None: all)
     "`(idx [bs], None)`: slots in `[0, size)`, only `valid` ones if given"
-    if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
+    if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for '
+                                   'learning_starts).')
     if self.replacement and valid is None: return self.draws.integers(size, bs), None
-    if not self.replacement and bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} stored: lower the batch size, wait until more are stored, or sample with replacement.')
+    if not self.replacement and bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} '
+                                                            'stored: lower the batch size, wait until more are stored, '
+                                                            'or sample with replacement.')
     if 2 * bs > size and not self.replacement: self.draws.settle(); return self.rng.choice(size if valid is None else np.flatnonzero(valid), bs, replace=False), None
     if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
     if len(self._ar) != bs: self._ar = np.arange(bs)
@@ -157,7 +160,8 @@ def sample(self: PrioritizedSampler,
            size: int,                            # slots stored
            bs: int):                             # slots to draw
     "`(idx [bs], weights [bs])`: stratified prioritized draws and their normalised importance weights"
-    if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for learning_starts).')
+    if size == 0: raise ValueError('Cannot sample from an empty replay buffer: add transitions first (or wait for '
+                                   'learning_starts).')
     total = self.tree.total
     v = (np.arange(bs) + self.rng.random(bs)) * (total / bs)
     idx = np.minimum(self.tree.find(v), size - 1)
@@ -172,7 +176,8 @@ def update_priorities(self: PrioritizedSampler,
                       priorities):                          # their TD errors (any sign)
     "Set the priorities of slots `idx` to `|priorities| + eps` (typically the TD errors of the last batch)"
     p = np.abs(priorities.detach().cpu().numpy() if isinstance(priorities, torch.Tensor) else np.asarray(priorities, np.float64)) + self.eps
-    if not np.isfinite(p).all(): raise ValueError('update_priorities got NaN or inf: the TD errors are not finite (check the loss for NaN).')
+    if not np.isfinite(p).all(): raise ValueError('update_priorities got NaN or inf: the TD errors are not finite '
+                                                  '(check the loss for NaN).')
     self.max_priority = max(self.max_priority, float(p.max()))
     self.tree.update(np.asarray(idx), p ** self.alpha)
 

@@ -41,7 +41,8 @@ class SequenceWindows(tn.BaseNode):
         super().__init__()
         stride = source.n_steps if stride is None else stride
         if length < stride or length % stride:
-            raise ValueError(f'length = {length} must be a multiple of the rollouts\' n_steps = {stride} (the stride between sequences), e.g. {stride * max(1, round(length / stride))}.')
+            raise ValueError(f'length = {length} must be a multiple of the rollouts\' n_steps = {stride} (the stride '
+                             f'between sequences), e.g. {stride * max(1, round(length / stride))}.')
         self.source, self.length, self.k = source, length, length // stride
 
     def reset(self, initial_state: dict | None = None):
@@ -81,8 +82,10 @@ class SequenceReplay:
                  device='cpu'):                        # where the storage lives
         self.capacity, self.length, self.bs, self.burn_in, self.device = capacity, length, bs, burn_in, device
         check_fields(self, capacity=POSITIVE_INT, length=POSITIVE_INT, bs=POSITIVE_INT, burn_in=NON_NEGATIVE_INT)
-        if length > capacity: raise ValueError(f'A sequence of {length} steps does not fit in a buffer of {capacity} transitions: raise the capacity or shorten the sequences.')
-        if burn_in >= length: raise ValueError(f'burn_in = {burn_in} leaves nothing of a {length}-step sequence to train on: it must be less than the length.')
+        if length > capacity: raise ValueError(f'A sequence of {length} steps does not fit in a buffer of {capacity} '
+                                               'transitions: raise the capacity or shorten the sequences.')
+        if burn_in >= length: raise ValueError(f'burn_in = {burn_in} leaves nothing of a {length}-step sequence to '
+                                               'train on: it must be less than the length.')
         self.n_slots, self.sampler, self.storage = capacity // length, UniformSampler(seed), None
 
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)
@@ -93,7 +96,8 @@ class SequenceReplay:
 def add(self: SequenceReplay,
         seq: Sequence):                       # a batch of sequences `[B, L, ...]`
     "Store the sequences of `seq`, overwriting the oldest when full"
-    if seq.reward.shape[1] != self.length: raise ValueError(f'These sequences have {seq.reward.shape[1]} steps; this buffer stores {self.length}.')
+    if seq.reward.shape[1] != self.length: raise ValueError(f'These sequences have {seq.reward.shape[1]} steps; this '
+                                                            f'buffer stores {self.length}.')
     if self.storage is None: self.storage = Storage(self.n_slots, tree_map(lambda x: x[:1], seq), self.device)
     self.storage.add(seq)
 
@@ -104,7 +108,8 @@ def sample(self: SequenceReplay,
     "`bs` stored sequences, uniformly at random"
     if sample_range is None: return self.storage.get(self.sampler.sample(len(self), self.bs)[0])
     first, n = self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
-    if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest first).')
+    if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored sequences (oldest '
+                                'first).')
     return self.storage.get((self.sampler.sample(n, self.bs)[0] + first) % self.n_slots)
 
 # %% ../../nbs/06c_memory.sequence.ipynb #f62b5784

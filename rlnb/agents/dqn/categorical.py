@@ -31,7 +31,8 @@ class CategoricalQNetwork(nn.Module):
                  net: str = 'mlp',         # the body: 'mlp', 'nature_cnn' or 'minatar' (`rlnb.nets.body`)
                  dueling: bool = False):   # value and centred advantage streams per atom (Rainbow's head)
         super().__init__()
-        if n_atoms < 2 or v_min >= v_max: raise ValueError(f'Need n_atoms >= 2 and v_min < v_max, got {n_atoms}, {v_min}, {v_max}.')
+        if n_atoms < 2 or v_min >= v_max: raise ValueError(f'Need n_atoms >= 2 and v_min < v_max, got {n_atoms}, '
+                                                           f'{v_min}, {v_max}.')
         self.n_actions, self.n_atoms = n_actions, n_atoms
         self.body, n = body(net, obs_example, hidden)
         self.flat = net == 'mlp'

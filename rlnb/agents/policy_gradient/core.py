@@ -137,7 +137,8 @@ class OnPolicyBatches(tn.BaseNode):
                  seed: int = 0,              # seed of the shuffling generator
                  reward_scaler: RewardScaler | None = None):   # scales rewards before GAE (None: raw rewards)
         super().__init__()
-        if not (0 <= gamma <= 1 and 0 <= lam <= 1): raise ValueError(f'gamma and gae_lambda must be in [0, 1], got {gamma} and {lam}.')
+        if not (0 <= gamma <= 1 and 0 <= lam <= 1): raise ValueError(f'gamma and gae_lambda must be in [0, 1], got '
+                                                                     f'{gamma} and {lam}.')
         if n_epochs < 1 or bs < 1: raise ValueError(f'n_epochs and bs must be positive, got {n_epochs} and {bs}.')
         self.source, self.model, self.gamma, self.lam, self.n_epochs, self.bs, self.seed, self.scaler = source, model, gamma, lam, n_epochs, bs, seed, reward_scaler
 
@@ -157,8 +158,10 @@ def reset(self: OnPolicyBatches, initial_state: dict | None = None):
     if st.get('scaler') is not None: self.scaler.load_state_dict(st['scaler'])
     data = st.get('data')
     if data is not None and list(data) != list(self.batch_type._fields):
-        raise CheckpointError(f"The checkpoint's prepared rollout holds {list(data)}; {type(self).__name__} prepares {list(self.batch_type._fields)}. "
-                              "Another version of rlnb wrote it (IMPALA and APPO kept env columns until 2026-11-29): resume it with that version, or start a new run.")
+        raise CheckpointError(f"The checkpoint's prepared rollout holds {list(data)}; {type(self).__name__} prepares "
+                              f"{list(self.batch_type._fields)}. "
+                              "Another version of rlnb wrote it (IMPALA and APPO kept env columns until 2026-11-29): "
+                              "resume it with that version, or start a new run.")
     self.data = None if data is None else self.batch_type(**data)
     self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
 
@@ -337,7 +340,8 @@ def rollout_rows(self: PGConfig) -> int:
 @patch
 def rollout_batches(self: PGConfig) -> int:
     "Learner steps per rollout: each algorithm says"
-    raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys (rollout_batches: learner steps per rollout).')
+    raise NotImplementedError(f'{type(self).__name__} must say how many learner steps its budget buys '
+                              '(rollout_batches: learner steps per rollout).')
 
 @patch
 def n_batches(self: PGConfig) -> int:

@@ -64,7 +64,8 @@ class VTraceBatches(OnPolicyBatches):
 @patch
 def _prepare(self: VTraceBatches, r: Rollout) -> PGBatch:
     "Rollout `r` as rows with μ's log-probs, V(x), and V-trace's advantages and targets `vs` (as `ret`) from the learner's weights now"
-    if 'logp' not in r.extra: raise ValueError("V-trace needs the log-probabilities the acting policy gave its actions (the agent's 'logp'): act with a policy selector.")
+    if 'logp' not in r.extra: raise ValueError("V-trace needs the log-probabilities the acting policy gave its actions "
+                                               "(the agent's 'logp'): act with a policy selector.")
     T, N = r.reward.shape
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
     r = tree_to(r._replace(reward=self.observe(r)), model_device(self.model), non_blocking=True)

@@ -78,7 +78,9 @@ class PPOConfig(PGConfig):
         check_fields(self, bs=POSITIVE_INT, n_epochs=POSITIVE_INT, gae_lambda=UNIT,
                      clipping=(lambda v: isinstance(v, Clip), 'a `Clip`'))
         rows = self.n_steps * self.n_envs
-        if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} rows is smaller than the minibatch size bs = {self.bs}: lower bs or raise n_steps or n_envs.')
+        if rows < self.bs: raise ValueError(f'A rollout of n_steps * n_envs = {self.n_steps} * {self.n_envs} = {rows} '
+                                            f'rows is smaller than the minibatch size bs = {self.bs}: lower bs or '
+                                            'raise n_steps or n_envs.')
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #82933aee
 @patch

@@ -97,7 +97,9 @@ class RecurrentPPOConfig(PPOConfig):
     def __post_init__(self):
         PPOConfig.__post_init__(self)
         check_fields(self, lstm=POSITIVE_INT, critic_lstm=BOOL)
-        if self.bs % self.n_steps: raise ValueError(f'Minibatches are whole env sequences of n_steps = {self.n_steps} rows: bs = {self.bs} must be a multiple of it (e.g. {self.n_steps * max(1, self.bs // self.n_steps)}).')
+        if self.bs % self.n_steps: raise ValueError(f'Minibatches are whole env sequences of n_steps = {self.n_steps} '
+                                                    f'rows: bs = {self.bs} must be a multiple of it (e.g. '
+                                                    f'{self.n_steps * max(1, self.bs // self.n_steps)}).')
 
     def unused(self, names) -> list:
         "`shared`: the LSTM policy has `critic_lstm` instead"

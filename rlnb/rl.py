@@ -77,7 +77,7 @@ class RunConfig:
     stop_when_solved: bool = False  # end the run at the first evaluation that reaches the threshold
     preprocess: str | None = None # the env's preprocessing: 'atari' or 'minatar' (`rlnb.data.pixels`); None: none
     extended_obs: str | None = None  # what the policy sees beside each observation ('action', 'reward', 'step')
-    execution: Execution = Execution()  # the device, the envs' stepping, runners, learners
+    execution: object = Execution()  # an `Execution`: the device, the envs' stepping, runners, learners
     tolerates_lag = False         # (not a field) its updates may use data acted by older weights: async runners allowed
     rollouts = True               # (not a field) its collector yields rollouts (off-policy: `fragment` env steps)
     rebuilds_envs = False         # (not a field) its collector rebuilds failed envs (`env_restarts`)

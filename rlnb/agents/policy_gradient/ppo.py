@@ -71,7 +71,7 @@ class PPOConfig(PGConfig):
     n_epochs: int = 20            # passes over each rollout
     gamma: float = 0.98           # discount
     gae_lambda: float = 0.8       # GAE's λ
-    clipping: Clip = Clip()       # the surrogate's range ε, its schedule, the value clip
+    clipping: object = Clip()     # a `Clip`: the surrogate's range ε, its schedule, the value clip
 
     def __post_init__(self):
         PGConfig.__post_init__(self)

@@ -62,7 +62,7 @@ def sb3_model(algo, env, cfg, seed):
     if algo == 'sac': return SAC('MlpPolicy', e, **common)
     A = e.action_space.shape[0]
     return TD3('MlpPolicy', e, action_noise=NormalActionNoise(np.zeros(A), cfg.action_noise * np.ones(A)), policy_delay=cfg.policy_delay,
-               target_policy_noise=cfg.target_noise, target_noise_clip=cfg.noise_clip, **common)
+               target_policy_noise=cfg.smoothing.noise, target_noise_clip=cfg.smoothing.clip, **common)
 
 class SB3Eval:
     "Evaluate an SB3 model every `every` env steps on `episodes` deterministic episodes (10 envs, rlnb's evaluator), outside the timed work"
@@ -159,7 +159,7 @@ def run_bare(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
                 a2, lp2 = pi(no); x2 = torch.cat([no, a2], 1)
                 y = rw + cfg.gamma * (1 - d) * (torch.min(qt[0](x2), qt[1](x2))[:, 0] - alpha * lp2)
             else:
-                a2 = (actor_t(no) + (cfg.target_noise * torch.randn_like(a)).clamp(-cfg.noise_clip, cfg.noise_clip)).clamp(-1, 1); x2 = torch.cat([no, a2], 1)
+                sm = cfg.smoothing; a2 = (actor_t(no) + (sm.noise * torch.randn_like(a)).clamp(-sm.clip, sm.clip)).clamp(-1, 1); x2 = torch.cat([no, a2], 1)
                 y = rw + cfg.gamma * (1 - d) * torch.min(qt[0](x2), qt[1](x2))[:, 0]
         x = torch.cat([o, a], 1)
         lq = sum(F.mse_loss(q(x)[:, 0], y) for q in qs) * (0.5 if algo == 'sac' else 1.)

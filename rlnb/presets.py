@@ -25,8 +25,8 @@ from .agents.policy_gradient.recurrent import RecurrentPPOConfig
 from .agents.policy_gradient.reinforce import ReinforceConfig
 from .agents.policy_gradient.a2c import A2CConfig
 from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
-from .agents.sac import SACConfig
-from .agents.td3 import TD3Config
+from .agents.sac import SACConfig, LearnedTemperature, FixedTemperature
+from .agents.td3 import TD3Config, Smoothing
 from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
 
@@ -38,7 +38,8 @@ __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'SPACES', 'config_data', 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
                                   HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution, Clip,
-                                  SelfOpponent, PoolOpponent, RivalOpponent)}   # config.json's
+                                  SelfOpponent, PoolOpponent, RivalOpponent, LearnedTemperature,
+                                  FixedTemperature, Smoothing)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -49,7 +50,9 @@ WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     prioritized=dict(none=None, false=None, true=Prioritized),
     execution=dict(default=Execution),
     clipping=dict(none=None, clip=Clip),
-    opponent=dict(self=SelfOpponent, pool=PoolOpponent, rival=RivalOpponent))
+    opponent=dict(self=SelfOpponent, pool=PoolOpponent, rival=RivalOpponent),
+    temperature=dict(learned=LearnedTemperature, fixed=FixedTemperature),
+    smoothing=dict(none=None, gaussian=Smoothing))
 
 def config_data(cfg: RunConfig                       # a config (its parts too)
                ) -> dict:
@@ -86,7 +89,10 @@ _FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): e
     per_alpha=('prioritized', 'alpha'), per_beta=('prioritized', 'beta'), per_eps=('prioritized', 'eps'),
     clip=('clipping', 'epsilon'), clip_schedule=('clipping', 'schedule'), clip_vf=('clipping', 'value'),
     pool=('opponent', 'size'), snapshot_every=('opponent', 'every_env_steps'), pool_eps=('opponent', 'eps'),
-    max_restarts=('execution', 'env_restarts'), **{f.name: ('execution', f.name) for f in fields(Execution)})   # the old flat names: `--set runner_timeout=120`
+    alpha=('temperature', 'alpha'), alpha_init=('temperature', 'init'),
+    target_entropy=('temperature', 'target_entropy'), target_noise=('smoothing', 'noise'), noise_clip=('smoothing', 'clip'),
+    max_restarts=('execution', 'env_restarts'),
+    **{f.name: ('execution', f.name) for f in fields(Execution)})   # the old flat names: `--set runner_timeout=120`
 
 def _where(cfg: RunConfig, name: str) -> tuple:
     "`(field, part's field or '')` that `name` sets in `cfg`: a field, `slot.field`, or an old flat name"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 import torch
 from torch import nn
-from ..core import check_fields, rng_state, set_rng_state
+from ..core import check_fields, rng_state, set_rng_state, FINITE
 from ..loss import LossCallback
 from ..agent import gaussian_logp
 from ..fast import adam
@@ -23,7 +23,7 @@ from ..group import group_randn
 
 # %% auto #0
 __all__ = ['squashed_sample', 'SquashedGaussianActor', 'SquashedGaussianSelector', 'SACNets', 'SACCriticLoss', 'SACActorLoss',
-           'SACAlphaLoss', 'SACConfig', 'sac_parts']
+           'SACAlphaLoss', 'LearnedTemperature', 'FixedTemperature', 'SACConfig', 'sac_parts']
 
 # %% ../../nbs/12a_agents.sac.ipynb #b594f663
 def squashed_sample(mean,                              # the Gaussian's means `[B, A]`
@@ -141,26 +141,47 @@ class SACAlphaLoss(LossCallback):
 
         return -(self.nets.log_alpha * (self.actor_loss.logp + self.target_entropy)).mean()
 
+# %% ../../nbs/12a_agents.sac.ipynb #temp12ex
+_POS = (lambda v: FINITE[0](v) and v > 0, 'a finite number > 0')
+
+@dataclass(frozen=True)
+class LearnedTemperature:
+    "α learned toward the target entropy H̄ by its own loss (`SACAlphaLoss`)"
+    init: float = 1.0                      # α at the start
+    target_entropy: float | None = None    # H̄ (None: minus the action dimensions)
+    def __post_init__(self):
+        check_fields(self, init=_POS, target_entropy=(lambda v: v is None or FINITE[0](v), 'None or a finite number'))
+
+@dataclass(frozen=True)
+class FixedTemperature:
+    "α fixed for the whole run"
+    alpha: float = 0.2                     # the temperature
+    def __post_init__(self): check_fields(self, alpha=_POS)
+
 # %% ../../nbs/12a_agents.sac.ipynb #5a793581
 @dataclass
 class SACConfig(ContinuousConfig):
     "Hyperparameters of SAC (Stable-Baselines3's defaults)"
-    alpha: float | None = None    # a fixed temperature (None: learned toward `target_entropy`)
-    alpha_init: float = 1.0       # the learned temperature's initial value
-    target_entropy: float | None = None  # H̄ of the learned temperature (None: minus the action dimensions)
+    temperature: object = LearnedTemperature()   # α: `LearnedTemperature(init, target_entropy)` or `FixedTemperature(alpha)`
 
 # %% ../../nbs/12a_agents.sac.ipynb #180de92b
 @patch
 def __post_init__(self: SACConfig):
     ContinuousConfig.__post_init__(self)
-    pos = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0, 'a finite number > 0')
-    check_fields(self, alpha=(lambda v: v is None or pos[0](v), 'None or a finite number > 0'), alpha_init=pos,
-                 target_entropy=(lambda v: v is None or (isinstance(v, (int, float)) and math.isfinite(v)), 'None or a finite number'))
+    kinds = (LearnedTemperature, FixedTemperature)
+    check_fields(self, temperature=(lambda v: type(v) in kinds, 'a `LearnedTemperature` or a `FixedTemperature`'))
 
-@patch
-def unused(self: SACConfig, names) -> list:
-    "`alpha_init` and `target_entropy` need a learned temperature (`alpha=None`)"
-    return ContinuousConfig.unused(self, names) + [f'{n} (it needs alpha=None)' for n in names if n in ('alpha_init', 'target_entropy') and self.alpha is not None]
+@patch(cls_method=True)
+def upgrade(cls: SACConfig,
+            fields: dict                         # a config's fields as a run saved them
+           ) -> dict:
+    "`fields` with the old `alpha`, `alpha_init` and `target_entropy` read as the temperature part they meant"
+    f = dict(fields)
+    if 'alpha' not in f: return f
+    alpha, init, h = f.pop('alpha'), f.pop('alpha_init', 1.0), f.pop('target_entropy', None)
+    f['temperature'] = (dict(kind='FixedTemperature', alpha=alpha) if alpha is not None
+                        else dict(kind='LearnedTemperature', init=init, target_entropy=h))
+    return f
 
 # %% ../../nbs/12a_agents.sac.ipynb #abe0bb42
 def sac_parts(cfg: SACConfig,                        # the config
@@ -168,17 +189,20 @@ def sac_parts(cfg: SACConfig,                        # the config
               space,                                 # the env's Box action space
               seeder                                 # a `Seeder` for the losses' and the selector's generators
              ) -> ActorCriticParts:
-    "SAC's networks, its three losses (two with a fixed `alpha`), its selector and the target critics' Polyak updates"
-    s, act_dim = seeder.spawn(3), space.shape[0]
-    nets = SACNets(obs_example, act_dim, cfg.hidden, cfg.alpha, cfg.alpha_init).to(cfg.torch_device)
+    "SAC's networks, its three losses (two with a fixed temperature), its selector and the target critics' updates"
+    s, act_dim, t = seeder.spawn(3), space.shape[0], cfg.temperature
+    learned = isinstance(t, LearnedTemperature)
+    alpha, init = (None, t.init) if learned else (t.alpha, 1.)
+    nets = SACNets(obs_example, act_dim, cfg.hidden, alpha, init).to(cfg.torch_device)
     target = target_copy(nets.critic)
-    low, high = torch.as_tensor(space.low, device=cfg.torch_device), torch.as_tensor(space.high, device=cfg.torch_device)
+    low, high = (torch.as_tensor(b, device=cfg.torch_device) for b in (space.low, space.high))
     critic = SACCriticLoss(nets, target, low, high, cfg.gamma, cfg.lr, cfg.grad_clip, seed=s[0].int())
     actor = SACActorLoss(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
-    h = -float(act_dim) if cfg.target_entropy is None else cfg.target_entropy
-    losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if cfg.alpha is None else [])
+    h = -float(act_dim) if not learned or t.target_entropy is None else t.target_entropy
+    losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if learned else [])
     sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())
-    return ActorCriticParts(nets, nets.actor, sel, losses, [TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')])
+    polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
+    return ActorCriticParts(nets, nets.actor, sel, losses, [polyak])
 
 # %% ../../nbs/12a_agents.sac.ipynb #c8474fdb
 @patch

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 import torch
 from torch import nn
-from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE, BOOL
+from ..core import check_fields, POSITIVE_INT, POSITIVE, NON_NEGATIVE, BOOL
 from ..loss import LossCallback
 from ..fast import adam
 from ..nets import TwinQ, flatten_obs, MLPActor
@@ -21,7 +21,7 @@ from ..group import group_randn
 
 # %% auto #0
 __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',
-           'TD3Config', 'td3_parts']
+           'Smoothing', 'TD3Config', 'td3_parts']
 
 # %% ../../nbs/12b_agents.td3.ipynb #dac66235
 class DeterministicActor(MLPActor):
@@ -117,28 +117,41 @@ class TD3ActorLoss(LossCallback):
                ) -> torch.Tensor:
         return -q_B.mean()
 
+# %% ../../nbs/12b_agents.td3.ipynb #smoo12ex
+@dataclass(frozen=True)
+class Smoothing:
+    "TD3's target policy smoothing: clipped Gaussian noise on the target actor's action (`smoothed_action`)"
+    noise: float = 0.2      # σ̃: the noise's standard deviation, in unit actions
+    clip: float = 0.5       # c: the noise is clipped to [-c, c]
+    def __post_init__(self): check_fields(self, noise=POSITIVE, clip=POSITIVE)
+
 # %% ../../nbs/12b_agents.td3.ipynb #5dddf98e
 @dataclass
 class TD3Config(ContinuousConfig):
-    "Hyperparameters of TD3 (Stable-Baselines3's defaults); DDPG with `twin=False, target_noise=0, policy_delay=1`"
+    "Hyperparameters of TD3 (Stable-Baselines3's defaults); DDPG with `twin=False, smoothing=None, policy_delay=1`"
     lr: float = 1e-3              # Adam learning rate of both optimizers
     hidden: tuple = (400, 300)    # hidden layer sizes of the actor and of each critic
     policy_delay: int = 2         # critic steps per actor step (and per target update)
-    target_noise: float = 0.2     # σ̃: standard deviation of the target policy smoothing, in unit actions (0: none)
-    noise_clip: float = 0.5       # c: the smoothing noise is clipped to [-c, c]
+    smoothing: object = Smoothing()  # target policy smoothing: a `Smoothing`, or None (DDPG)
     action_noise: float = 0.1     # σ: standard deviation of the exploration noise, in unit actions
     twin: bool = True             # two critics and the min of their targets (False: one, as DDPG)
 
 @patch
 def __post_init__(self: TD3Config):
     ContinuousConfig.__post_init__(self)
-    check_fields(self, policy_delay=POSITIVE_INT, target_noise=NON_NEGATIVE, noise_clip=NON_NEGATIVE, action_noise=NON_NEGATIVE,
-                 twin=BOOL)
+    check_fields(self, policy_delay=POSITIVE_INT, action_noise=NON_NEGATIVE, twin=BOOL,
+                 smoothing=(lambda v: v is None or type(v) is Smoothing, 'None or a `Smoothing`'))
 
-@patch
-def unused(self: TD3Config, names) -> list:
-    "`noise_clip` needs target policy smoothing (`target_noise > 0`)"
-    return ContinuousConfig.unused(self, names) + [f'{n} (it needs target_noise > 0)' for n in names if n == 'noise_clip' and self.target_noise == 0]
+@patch(cls_method=True)
+def upgrade(cls: TD3Config,
+            fields: dict                         # a config's fields as a run saved them
+           ) -> dict:
+    "`fields` with the old `target_noise` and `noise_clip` read as the smoothing part (target_noise=0: none)"
+    f = dict(fields)
+    if 'target_noise' not in f: return f
+    noise, clip = f.pop('target_noise'), f.pop('noise_clip', 0.5)
+    f['smoothing'] = dict(kind='Smoothing', noise=noise, clip=clip) if noise else None
+    return f
 
 # %% ../../nbs/12b_agents.td3.ipynb #000eaacc
 def td3_parts(cfg: TD3Config,                        # the config
@@ -151,7 +164,9 @@ def td3_parts(cfg: TD3Config,                        # the config
     nets = TD3Nets(obs_example, act_dim, cfg.hidden, cfg.twin).to(cfg.torch_device)
     t_actor, t_critic = target_copy(nets.actor), target_copy(nets.critic)
     low, high = torch.as_tensor(space.low, device=cfg.torch_device), torch.as_tensor(space.high, device=cfg.torch_device)
-    critic = TD3CriticLoss(nets, t_actor, t_critic, low, high, cfg.gamma, cfg.target_noise, cfg.noise_clip, cfg.lr, cfg.grad_clip, seed=s[0].int())
+    noise, clip = (cfg.smoothing.noise, cfg.smoothing.clip) if cfg.smoothing else (0., 0.5)   # DDPG: no smoothing
+    critic = TD3CriticLoss(nets, t_actor, t_critic, low, high, cfg.gamma, noise, clip, cfg.lr, cfg.grad_clip,
+                           seed=s[0].int())
     actor = TD3ActorLoss(nets, cfg.policy_delay, cfg.lr, cfg.grad_clip)
     sel = GaussianNoiseSelector(space.low, space.high, cfg.action_noise, cfg.learning_starts, seed=s[1].int())
     soft = SoftUpdate(cfg.tau)

@@ -223,7 +223,7 @@ _PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clipping=Clip
                        preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
 # %% ../nbs/19b_presets.ipynb #94405ff9
-PRESETS = {p.algo: p for p in [
+_VALUE_PRESETS = [   # the DQN family and DRQN, on CartPole
     Preset('dqn_notarget', 'CartPole-v1', replace(_CARTPOLE, head=LinearHead('mse'), lr=2e-3),
            'DQN without a target network (squared loss)'),
     Preset('dqn', 'CartPole-v1', _TARGET, 'DQN with a hard-synced target network (Mnih et al. 2015)'),
@@ -235,28 +235,54 @@ PRESETS = {p.algo: p for p in [
            'Dueling Double DQN (Wang et al. 2016)'),
     Preset('c51', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100.)),
            'Categorical DQN (Bellemare et al. 2017)'),
-    Preset('qrdqn', 'CartPole-v1', _QRDQN, 'QR-DQN (Dabney et al. 2018) with rl-baselines3-zoo\'s settings for sb3-contrib on CartPole: 10 quantiles, 128 updates every 256 steps, the target copied after each round'),
+    Preset('qrdqn', 'CartPole-v1', _QRDQN,
+           "QR-DQN (Dabney et al. 2018) with rl-baselines3-zoo's settings for sb3-contrib on CartPole: 10 quantiles, "
+           '128 updates every 256 steps, the target copied after each round'),
     Preset('rainbow', 'CartPole-v1', replace(_TARGET, head=Categorical(51, 0., 100., dueling=True),
                                               bootstrap=DoubleBootstrap(), prioritized=Prioritized(alpha=0.5),
                                               exploration=Noisy(0.1)),
-           'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, prioritized replay'),
-    Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(), 'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in (Hausknecht and Stone 2015; R2D2)'),
-    Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000), 'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
-    Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000), 'REINFORCE with a learned value baseline (Williams 1992)'),
-    Preset('a2c', 'CartPole-v1', A2CConfig(total_steps=50_000, eval_every=2_000), 'A2C: one step per 5-step rollout on n-step advantages (Mnih et al. 2016); SB3 settings'),
-    Preset('impala', 'CartPole-v1', ImpalaConfig(eval_every=5_000), 'IMPALA: V-trace actor-critic, each runner\'s rollout learned as it arrives (Espeholt et al. 2018)'),
-    Preset('appo', 'CartPole-v1', APPOConfig(eval_every=5_000), 'APPO: IMPALA\'s asynchronous V-trace with PPO\'s clipped surrogate and epochs'),
+           'Rainbow (Hessel et al. 2018): noisy nets, dueling distributional head, double n-step targets, '
+           'prioritized replay'),
+    Preset('drqn', 'CartPoleNoVel-v1', DRQNConfig(),
+           'DRQN: DQN with an LSTM, from sequence replay with stored states and burn-in '
+           '(Hausknecht and Stone 2015; R2D2)'),
+]
+
+# %% ../nbs/19b_presets.ipynb #presets2
+PRESETS = {p.algo: p for p in [*_VALUE_PRESETS,
+    Preset('ppo', 'CartPole-v1', PPOConfig(eval_every=2_000),
+           'PPO with GAE, clipped surrogate (Schulman et al. 2017); rl-baselines3-zoo settings'),
+    Preset('reinforce', 'CartPole-v1', ReinforceConfig(eval_every=2_000),
+           'REINFORCE with a learned value baseline (Williams 1992)'),
+    Preset('a2c', 'CartPole-v1', A2CConfig(total_steps=50_000, eval_every=2_000),
+           'A2C: one step per 5-step rollout on n-step advantages (Mnih et al. 2016); SB3 settings'),
+    Preset('impala', 'CartPole-v1', ImpalaConfig(eval_every=5_000),
+           "IMPALA: V-trace actor-critic, each runner's rollout learned as it arrives (Espeholt et al. 2018)"),
+    Preset('appo', 'CartPole-v1', APPOConfig(eval_every=5_000),
+           "APPO: IMPALA's asynchronous V-trace with PPO's clipped surrogate and epochs"),
     Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),
            'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
-    Preset('sac', 'Pendulum-v1', _PENDULUM_SAC, 'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
-    Preset('td3', 'Pendulum-v1', _PENDULUM_TD3, 'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, learning from 200 steps'),
-    Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(), 'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
-    Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI, 'DQN on Atari frames: Nature CNN, frame replay; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
-    Preset('ppo_atari', 'BreakoutNoFrameskip-v4', _PPO_ATARI, 'PPO on Atari frames: shared Nature CNN, 8 envs; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
-    Preset('dqn_minatar', 'MinAtar/Breakout-v1', _DQN_MINATAR, 'DQN on MinAtar with the paper\'s network and settings (Young and Tian 2019; pip install "rlnb[minatar]")'),
-    Preset('rainbow_atari', 'BreakoutNoFrameskip-v4', _RAINBOW_ATARI, 'Rainbow on Atari frames with Hessel et al.\'s settings (pip install "rlnb[atari]")'),
-    Preset('rainbow_minatar', 'MinAtar/Breakout-v1', _RAINBOW_MINATAR, 'Rainbow on MinAtar with "Revisiting Rainbow"\'s settings (Obando-Ceron and Castro 2021; pip install "rlnb[minatar]")'),
-    Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR, 'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network (pip install "rlnb[minatar]")'),
+    Preset('sac', 'Pendulum-v1', _PENDULUM_SAC,
+           'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
+    Preset('td3', 'Pendulum-v1', _PENDULUM_TD3,
+           'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, '
+           'learning from 200 steps'),
+    Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(),
+           'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
+    Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI,
+           'DQN on Atari frames: Nature CNN, frame replay; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
+    Preset('ppo_atari', 'BreakoutNoFrameskip-v4', _PPO_ATARI,
+           'PPO on Atari frames: shared Nature CNN, 8 envs; rl-baselines3-zoo settings (pip install "rlnb[atari]")'),
+    Preset('dqn_minatar', 'MinAtar/Breakout-v1', _DQN_MINATAR,
+           'DQN on MinAtar with the paper\'s network and settings (Young and Tian 2019; pip install "rlnb[minatar]")'),
+    Preset('rainbow_atari', 'BreakoutNoFrameskip-v4', _RAINBOW_ATARI,
+           'Rainbow on Atari frames with Hessel et al.\'s settings (pip install "rlnb[atari]")'),
+    Preset('rainbow_minatar', 'MinAtar/Breakout-v1', _RAINBOW_MINATAR,
+           'Rainbow on MinAtar with "Revisiting Rainbow"\'s settings (Obando-Ceron and Castro 2021; '
+           'pip install "rlnb[minatar]")'),
+    Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR,
+           'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network '
+           '(pip install "rlnb[minatar]")'),
 ]}
 
 # %% ../nbs/19b_presets.ipynb #720705a0

@@ -15,8 +15,10 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state
-from .loop import Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException, CancelStepException
+from .core import (Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError,
+                       rng_state, set_rng_state, global_rng_state, set_global_rng_state)
+from .loop import (Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException,
+                       CancelStepException)
 from .callback import Callback, Metrics, Stop
 from .loss import LossCallback, ModelLoss
 from .group import in_group, is_writer, rank, world_size, gather_states
@@ -64,18 +66,18 @@ class Learner(Loop):
     events = ('before_fit', 'before_batch', 'after_pred', 'after_loss', 'before_backward', 'after_backward',
               'after_step', 'after_batch', 'after_fit', 'after_cancel_backward', 'after_cancel_step')
     phases = ('fit', 'batch')
-    cycle_hosts = ('before_batch', 'after_batch')   # callbacks' cycles open before a batch and close after it (`Cycle`, in `rlnb.loop`)
+    cycle_hosts = ('before_batch', 'after_batch')   # callbacks' cycles open before a batch, close after it (`Cycle`)
 
     def __init__(self,
-                 model: nn.Module,                # the model to train (the very object agents act with), saved with checkpoints
+                 model: nn.Module,                # the model to train (the very object agents act with), checkpointed
                  data: Iterable,                  # batches: a list, DataLoader, torchdata Loader or node, ...
-                 loss_func: Callable | None = None,   # `loss_func(pred, y) -> scalar tensor`: the one loss (None: `LossCallback`s in `cbs`)
+                 loss_func: Callable | None = None,   # `loss_func(pred, y) -> scalar`: the one loss (None: `LossCallback`s)
                  opt_func: Callable = torch.optim.Adam,  # `opt_func(params, lr=lr)` builds the optimizer of `loss_func`
                  lr: float = 1e-3,                # learning rate handed to `opt_func`
                  cbs=(),                          # callbacks, attached in order (`LossCallback`s among them are losses)
-                 get_x: Callable | None = None,   # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
-                 get_y: Callable | None = None,   # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
-                 max_grad_norm: float | None = None,   # clip the gradient norm of `loss_func`'s update to this (None: no clipping)
+                 get_x: Callable | None = None,   # batch -> model input; default: a tuple's `batch[0]`, else the batch
+                 get_y: Callable | None = None,   # batch -> loss target; default: a tuple's `batch[1]`, else the batch
+                 max_grad_norm: float | None = None,   # clip the gradient norm of `loss_func`'s update (None: no clipping)
                  inner=()):                       # further inner loops whose events callbacks here may hear
         if not isinstance(data, Iterable):
             raise TypeError(f"data must be an iterable of batches (a list, a DataLoader, a torchdata.nodes Loader or "
@@ -148,9 +150,10 @@ def _fit(self: Learner):
         for self.batch_idx in range(self.n_batches):
             self.batch = self._next_batch()
             self._with_events('batch', self._do_batch, CancelBatchException)
-            if self.stop is not None: raise CancelFitException()   # asked during the batch, acted on between batches: the state is whole
+            if self.stop is not None: raise CancelFitException()   # asked during the batch, acted on between: state whole
     except KeyboardInterrupt:
-        self.stop = Stop(self.stop.reason if self.stop is not None else 'interrupted', interrupt=True, whole=False)   # the signal that asked first, or a plain Ctrl-C
+        reason = self.stop.reason if self.stop is not None else 'interrupted'   # the signal that asked first, or a Ctrl-C
+        self.stop = Stop(reason, interrupt=True, whole=False)
         raise CancelFitException() from None
 
 # %% ../nbs/03_learner.ipynb #792d40f5
@@ -199,13 +202,13 @@ def _do_batch(self: Learner):
 # %% ../nbs/03_learner.ipynb #3ce7b6e2
 @patch
 def _check_finite(self: Learner, u: LossCallback):
-    "Raise before backward if the loss is NaN or inf; where reading it would stall a device (`metrics` defers it), a device-side assert, raised at the next read"
+    "Raise before backward if the loss is NaN or inf (where a read would stall a device, an assert raised at the next read)"
     which = f"The loss '{u.name}'" if len(self.losses) > 1 else 'The loss'
     fix = "check the data for NaN/inf, lower the learning rate, or clip gradients. The weights were not updated with it."
     if self.metrics.defer or (self.metrics.defer is None and self.loss.device.type != 'cpu'):
         return torch._assert_async(torch.isfinite(self.loss).all(), f"{which} is not finite at batch {self.batch_idx} "
                                                                     f"(opt_step {self.opt_step}): {fix}")
-    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): a fraction of isfinite's cost
+    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): cheap
     raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch "
                              f"{self.batch_idx} (opt_step {self.opt_step}): {fix}")
 
@@ -229,13 +232,13 @@ def _data_state(data):
 def save(self: Learner,
          path                                  # the checkpoint file, written atomically
         ) -> Path | None:
-    "Write the whole training state to `path` (atomically) and return the path; in a learner group, every rank calls it and rank 0 writes the state once, with each other rank's data and RNG states (`ranks`): the others return None"
+    "Write the whole training state to `path` (atomically) and return the path; in a group, rank 0 writes every rank's"
     named = list(zip(self._cb_names(), self.cbs))
     state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
-                 callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # the losses' optimizers among them
+                 callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # losses' optimizers too
                  cycles={n: dict(self.cycle_state(cb)) for n, cb in named if getattr(cb, 'cycle', None) is not None},
                  data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
-    if in_group():   # the weights, optimizers and callbacks are the same on every rank; each rank's envs, replay and generators are its own
+    if in_group():   # the weights, optimizers and callbacks are the same on every rank; envs, replay, generators its own
         every = gather_states(dict(data=state['data'], rng=state['rng']))
         if not is_writer(): return None
         state['ranks'] = every[1:]
@@ -332,7 +335,7 @@ def _load_callbacks(self: Learner, state: dict, path, others: bool = True, losse
 
 @patch
 def _load_cycles(self: Learner, state: dict):
-    "The callbacks' cycle states as saved (a checkpoint of an older rlnb has none: the cycle under way goes on from the restored counts)"
+    "The callbacks' cycle states as saved (an older checkpoint has none: the cycle goes on from the restored counts)"
     saved = state.get('cycles', {})
     for n, cb in zip(self._cb_names(), self.cbs):
         c = getattr(cb, 'cycle', None)
@@ -344,10 +347,10 @@ def load(self: Learner,
          path,                                 # a checkpoint written by `save`
          map_location='cpu',                   # where its tensors are loaded
          optimizer: bool = True,               # restore the losses' optimizer states (False: they start fresh)
-         callbacks: bool = True,               # restore the other callbacks' states and schedules (False: they start fresh)
-         modules=None,                         # names of the model's submodules whose weights are loaded, e.g. `['encoder']` (None: the whole model)
-         strict: bool = True):                 # the checkpoint's weights and the model's must match name for name (False: the others are skipped, with a warning)
-    "Restore the training state saved by `save`: all of it by default, so that the next `fit` continues exactly; with the switches, only the weights and what they ask"
+         callbacks: bool = True,               # restore the other callbacks' states and schedules (False: fresh)
+         modules=None,                         # the model's submodules to load, e.g. `['encoder']` (None: the whole model)
+         strict: bool = True):                 # weights must match name for name (False: the others skipped, warned)
+    "Restore the state `save` wrote: all of it by default (the next `fit` continues exactly); the switches restore less"
     state, whole = _rank_state(load_checkpoint(path, map_location=map_location), path), optimizer and callbacks and modules is None and strict
     if whole: self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
     else: self._check_part(state, path, optimizer, modules, strict)
@@ -364,7 +367,7 @@ def load(self: Learner,
     if callbacks or optimizer: self._load_callbacks(state, path, others=callbacks, losses=optimizer)
     if whole: self._load_cycles(state)   # after the counts they are measured against
     for cb in self.cbs:
-        if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()   # derived state, rebuilt from what was loaded
+        if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()   # derived state, rebuilt from the loaded
     return self
 
 # %% ../nbs/03_learner.ipynb #fda8cdfd

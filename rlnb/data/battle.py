@@ -322,8 +322,7 @@ def play_games(envs: list,                           # AEC envs of one game
               ) -> dict:
     "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`, ...)"
     if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1: raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
-    if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic or a saved '
-                                          'agent.')
+    if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic, an agent.')
     out, K = {}, len(envs)
     for seat in range(len(battle_players(envs[0]))) if seats is None else seats:
         col = BattleCollector(envs, agent, opponent, seed=seed, seat=seat, deterministic=True)
@@ -376,8 +375,7 @@ class OpponentPool:
                  size: int | None = None,              # keep at most this many: `add` drops the oldest beyond it (None: no limit)
                  seed: int | None = 0):                # seeds the draws
         self.agents, self.size, self.gen = list(agents), size, Seeder(seed).torch()
-        if size is not None and size < 1: raise ValueError(f'size must be at least 1 (or None: no limit), got '
-                                                           f'{size!r}.')
+        if size is not None and size < 1: raise ValueError(f'size must be at least 1 (None: no limit), got {size!r}.')
     def add(self,
             agent):                                    # the newest member
         "Add `agent`; the oldest leaves beyond `size`"

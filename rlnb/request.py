@@ -201,11 +201,11 @@ def device_note(cfg: RunConfig,                      # a resolved config whose d
 
 # %% ../nbs/19g_request.ipynb #period9x
 def check_periods(steps: int | None,                 # env steps in all (None: the config's)
-                  ckpt_every: int):                  # env steps between checkpoints
+                  ckpt_every: int | None = None):    # env steps between checkpoints (None: not checked here)
     "Refuse a budget or a checkpoint period that is not a positive integer number of env steps"
     if steps is not None and steps < 1:
         raise ValueError(f"{said('steps', steps)}: a budget is a positive number of env steps.")
-    if not POSITIVE_INT[0](ckpt_every):
+    if ckpt_every is not None and not POSITIVE_INT[0](ckpt_every):
         raise ValueError(f"{said('ckpt_every', ckpt_every)}: a checkpoint period is a positive integer number of "
                          "env steps.")
 
@@ -240,7 +240,7 @@ def checked_request(algo: str | None,                # the algorithm asked for (
                    ) -> tuple:
     "`(preset, seed, auto)` of a new run, checked once, 'auto' settings chosen; `auto`: whether the device was 'auto'"
     p, seed = run_preset(algo, env, seed, config)
-    check_periods(steps, ckpt_every)
+    check_periods(steps)   # the checkpoint period: `check_request`
     p, names = asked_preset(p, config, changes or {}, total_steps=steps, **flags)
     return check_request(p, seed, ckpt_every, names, video, track), seed, value_of(p.cfg, 'device') == 'auto'
 

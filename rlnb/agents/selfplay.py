@@ -28,7 +28,8 @@ from ..data.battle import masked, board_obs, battle_players, MaskedEpsilonGreedy
 from ..data.heuristics import HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from ..offpolicy import OffPolicyBatches, OffPolicyConfig
-from .dqn.core import GreedyBootstrap, LinearHead, EpsilonGreedy, dqn_loss, dqn_callbacks
+from .dqn.core import (GreedyBootstrap, LinearHead, EpsilonGreedy, dqn_loss, dqn_callbacks, TARGET_PART,
+                                   check_first_batch)
 from .dqn.targets import HardTarget
 
 # %% auto #0
@@ -192,14 +193,11 @@ def __post_init__(self: SelfPlayConfig):
     kind = lambda *cs: (lambda v: type(v) in cs, ' or '.join(f'a `{c.__name__}`' for c in cs))
     check_fields(self, opponent=kind(*_OPPONENTS), conv=_CHANNELS, mirror=BOOL, eval_opponent=one_of(*HEURISTICS),
                  hidden=LAYERS, adam_eps=POSITIVE, head=kind(LinearHead), exploration=kind(EpsilonGreedy),
-                 target=(lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, '
-                                                                        'SoftTarget)'))
-    if self.learning_starts < self.bs: raise ValueError(f'SelfPlayConfig.learning_starts = {self.learning_starts:,} is '
-                                                        'out of range: '
-                                                        f'the first batch needs bs = {self.bs} stored transitions.')
+                 target=TARGET_PART)
+    check_first_batch(self)
     if self.execution.eval_runner:
-        raise ValueError('SelfPlayConfig.execution.eval_runner = True is not supported: games are evaluated in this '
-                         'process.')
+        raise ValueError('SelfPlayConfig.execution.eval_runner = True is not supported: '
+                         'games are evaluated in this process.')
     if type(self.opponent) is RivalOpponent and (self.replay_monitor or self.max_use or self.max_age):
         raise ValueError("SelfPlayConfig.opponent=RivalOpponent() keeps one replay per network, and replay monitors "
                          "(replay_monitor, max_use, max_age) watch a single replay: turn them off, or choose another "

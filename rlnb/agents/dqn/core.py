@@ -31,8 +31,8 @@ from ...offpolicy import OffPolicyConfig, OffPolicyBatches
 
 
 # %% auto #0
-__all__ = ['QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'Prioritized', 'EpsilonGreedy',
-           'LinearHead', 'DQNConfig', 'dqn_loss', 'dqn_callbacks', 'dqn_replay']
+__all__ = ['TARGET_PART', 'QUICK_CARTPOLE', 'td_target', 'GreedyBootstrap', 'DQNLoss', 'PriorityCallback', 'Prioritized',
+           'EpsilonGreedy', 'LinearHead', 'DQNConfig', 'check_first_batch', 'dqn_loss', 'dqn_callbacks', 'dqn_replay']
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #8a84aca0
 def td_target(reward_B,                             # rewards (discounted n-step sums for n > 1)
@@ -179,17 +179,22 @@ def _part(name: str, methods: tuple) -> tuple:
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #postinit
+TARGET_PART = (lambda v: v is None or hasattr(v, 'callback'), 'None or a target part (HardTarget, SoftTarget)')
+
+def check_first_batch(cfg):                         # an off-policy config: its `learning_starts` and `bs`
+    "Refuse a config whose learning starts before its replay holds one batch"
+    if cfg.learning_starts < cfg.bs:
+        raise ValueError(f'{type(cfg).__name__}.learning_starts = {cfg.learning_starts:,} is out of range: '
+                         f'the first batch needs bs = {cfg.bs} stored transitions.')
+
 @patch
 def __post_init__(self: DQNConfig):
     OffPolicyConfig.__post_init__(self)   # the run, the replay and the schedule
     check_fields(self, n_step=POSITIVE_INT, hidden=LAYERS, net=one_of('mlp', 'nature_cnn', 'minatar'),
                  adam_eps=POSITIVE, **{k: _part(k, m) for k, m in _PART_METHODS.items()},
-                 target=(lambda v: v is None or hasattr(v, 'callback'),
-                         'None or a target part (HardTarget, SoftTarget)'),
+                 target=TARGET_PART,
                  prioritized=(lambda v: v is None or isinstance(v, Prioritized), 'None or Prioritized(...)'))
-    if self.learning_starts < self.bs:
-        raise ValueError(f'DQNConfig.learning_starts = {self.learning_starts:,} is out of range: '
-                         f'the first batch needs bs = {self.bs} stored transitions.')
+    check_first_batch(self)
     if self.preprocess == 'atari' and (self.replay_monitor or self.max_use or self.max_age or self.execution.runners):
         raise ValueError("DQNConfig.preprocess = 'atari' stores frames in a FrameReplay, which has no monitor and "
                          "collects "

@@ -1,4 +1,4 @@
-"""What a policy can act in: `Discrete` and `Box` actions, and nested ones (`MultiDiscrete`, `Dict`, `Tuple`) as a product of one distribution per leaf; the selector, the head's layout and the log-probability of each.
+"""What a policy can act in: `Discrete`, `Box`, and nested spaces as a product of one distribution per leaf.
 
 Docs: https://rlnb.github.io/rlnb/actions.html.md"""
 
@@ -25,13 +25,16 @@ class Leaf(NamedTuple):
     path: tuple                 # the keys and indices that lead to it
     space: gym.Space            # the leaf's space (`Discrete`, `MultiDiscrete` or `Box`)
 
-def action_leaves(space: gym.Space,                  # an action space: Discrete, MultiDiscrete, Box, or a Dict/Tuple of them
+def action_leaves(space: gym.Space,                  # Discrete, MultiDiscrete, Box, or a Dict/Tuple of them
                   path: tuple = ()                   # where `space` sits in the whole (for messages)
                  ) -> list:
     "The leaves of `space` in its own order, or a `ValueError` naming a leaf no policy head here can act in"
-    if isinstance(space, gym.spaces.Dict): return [l for k, s in space.spaces.items() for l in action_leaves(s, (*path, k))]
-    if isinstance(space, gym.spaces.Tuple): return [l for i, s in enumerate(space.spaces) for l in action_leaves(s, (*path, i))]
-    if isinstance(space, gym.spaces.MultiDiscrete) and len(space.shape) != 1 or not isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.Box)):
+    if isinstance(space, gym.spaces.Dict):
+        return [l for k, s in space.spaces.items() for l in action_leaves(s, (*path, k))]
+    if isinstance(space, gym.spaces.Tuple):
+        return [l for i, s in enumerate(space.spaces) for l in action_leaves(s, (*path, i))]
+    if (isinstance(space, gym.spaces.MultiDiscrete) and len(space.shape) != 1
+            or not isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.Box))):
         raise ValueError(f"The action leaf {'/'.join(map(str, path)) or 'space'} is {space}: policies here act in "
                          "Discrete, 1-d MultiDiscrete and Box leaves.")
     return [Leaf(path, space)]
@@ -43,19 +46,22 @@ def _sizes(leaves: list) -> tuple:
     for l in leaves:
         s = l.space
         if isinstance(s, gym.spaces.Discrete): nvec.append(int(s.n)); starts.append(int(s.start))
-        elif isinstance(s, gym.spaces.MultiDiscrete): nvec += [int(n) for n in s.nvec]; starts += [int(x) for x in s.start]
+        elif isinstance(s, gym.spaces.MultiDiscrete):
+            nvec += [int(n) for n in s.nvec]; starts += [int(x) for x in s.start]
         else: low += s.low.ravel().tolist(); high += s.high.ravel().tolist()
     return tuple(nvec), tuple(starts), np.array(low, np.float32), np.array(high, np.float32)
 
 # %% ../nbs/04a_actions.ipynb #6b7a5300
 class FlatActionSpace(gym.spaces.Box):
-    "A `Dict` or `Tuple` action space seen as one float32 vector: its discrete leaves' values first, then its continuous leaves' values"
+    """A `Dict` or `Tuple` action space seen as one float32 vector: its discrete leaves' values first, then its
+    continuous leaves' values"""
     def __init__(self,
                  nested: gym.Space):                   # the space it stands for
         self.nested, self.leaves = nested, action_leaves(nested)
         self.nvec, self.starts, low, high = _sizes(self.leaves)
         starts = np.array(self.starts, np.float32)
-        super().__init__(np.concatenate([starts, low]), np.concatenate([starts + np.array(self.nvec, np.float32) - 1, high]), dtype=np.float32)
+        super().__init__(np.concatenate([starts, low]),
+                         np.concatenate([starts + np.array(self.nvec, np.float32) - 1, high]), dtype=np.float32)
 
     @property
     def n_cont(self) -> int: return self.shape[0] - len(self.nvec)
@@ -65,7 +71,8 @@ class FlatActionSpace(gym.spaces.Box):
 def unflatten_actions(space: FlatActionSpace,         # the flat space
                       flat_NK: np.ndarray             # a batch of flat actions `[N, K]`
                      ):
-    "The batch `flat_NK` as `space.nested` batches it: a dict or tuple of `[N, ...]` arrays, integers for the discrete leaves"
+    """The batch `flat_NK` as `space.nested` batches it: a dict or tuple of `[N, ...]` arrays, integers for the discrete
+    leaves"""
     d, c, out = 0, len(space.nvec), {}
     for l in space.leaves:
         s = l.space
@@ -73,12 +80,15 @@ def unflatten_actions(space: FlatActionSpace,         # the flat space
             k = int(np.prod(s.shape)); out[l.path] = flat_NK[:, c:c + k].reshape(-1, *s.shape).astype(s.dtype); c += k
         else:
             k = 1 if isinstance(s, gym.spaces.Discrete) else len(s.nvec)
-            v = np.rint(flat_NK[:, d:d + k]).astype(s.dtype); out[l.path] = v[:, 0] if isinstance(s, gym.spaces.Discrete) else v; d += k
+            v = np.rint(flat_NK[:, d:d + k]).astype(s.dtype)
+            out[l.path] = v[:, 0] if isinstance(s, gym.spaces.Discrete) else v
+            d += k
     return _nest(space.nested, out, ())
 
 def _nest(space, leaves: dict, path: tuple):
     if isinstance(space, gym.spaces.Dict): return {k: _nest(s, leaves, (*path, k)) for k, s in space.spaces.items()}
-    if isinstance(space, gym.spaces.Tuple): return tuple(_nest(s, leaves, (*path, i)) for i, s in enumerate(space.spaces))
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(_nest(s, leaves, (*path, i)) for i, s in enumerate(space.spaces))
     return leaves[path]
 
 # %% ../nbs/04a_actions.ipynb #51773211
@@ -102,11 +112,13 @@ def action_envs(envs: gym.vector.VectorEnv           # a vector env
 PAD_LOGIT = -1e9   # the logit of the slots past a leaf's size: probability 0, finite (no NaN in the entropy)
 
 class ActionLayout(NamedTuple):
-    "How a policy head's output reads for an action space: `categorical`, `gaussian`, or a `product` of K categoricals and C Gaussian dimensions"
+    """How a policy head's output reads for an action space: `categorical`, `gaussian`, or a `product` of K categoricals
+    and C Gaussian dimensions"""
     kind: str                   # 'categorical', 'gaussian' or 'product'
     nvec: tuple = ()            # the sizes of the discrete leaves (categorical: one)
     n_cont: int = 0             # continuous dimensions
-    integer: bool = False       # a product whose actions are integers (MultiDiscrete): no continuous part, no float vector
+    # a product whose actions are integers (MultiDiscrete): no continuous part, no float vector
+    integer: bool = False
 
     @property
     def n_out(self) -> int:
@@ -115,15 +127,17 @@ class ActionLayout(NamedTuple):
         return len(self.nvec) * max(self.nvec, default=0) + self.n_cont
 
 # %% ../nbs/04a_actions.ipynb #a3b20dd5
-def action_layout(space: gym.Space                    # Discrete (from 0), 1-d Box, 1-d MultiDiscrete (from 0), or a `FlatActionSpace`
+def action_layout(space: gym.Space                    # Discrete, 1-d Box, 1-d MultiDiscrete, or a `FlatActionSpace`
                  ) -> ActionLayout:
     "The head layout of a policy for `space`, or a `ValueError` that names the spaces policies act in"
     kind = space_kind(space)
     if kind == 'Discrete' and int(space.start) == 0: return ActionLayout('categorical', (int(space.n),))
     if kind == 'Box' and len(space.shape) == 1: return ActionLayout('gaussian', n_cont=int(space.shape[0]))
-    if kind == 'MultiDiscrete' and len(space.shape) == 1 and not np.any(space.start): return ActionLayout('product', tuple(int(n) for n in space.nvec), integer=True)
+    if kind == 'MultiDiscrete' and len(space.shape) == 1 and not np.any(space.start):
+        return ActionLayout('product', tuple(int(n) for n in space.nvec), integer=True)
     if isinstance(space, FlatActionSpace): return ActionLayout('product', space.nvec, space.n_cont)
-    hint = "wrap the vector env in FlatActions (run_envs does it for every run)" if kind in ('Dict', 'Tuple') else "wrap the env to change its action space"
+    hint = ("wrap the vector env in FlatActions (run_envs does it for every run)" if kind in ('Dict', 'Tuple')
+            else "wrap the env to change its action space")
     raise ValueError(f"Policies act in Discrete (from 0), 1-d Box and 1-d MultiDiscrete (from 0) action spaces, and "
                      f"Dict or Tuple ones made flat; not {kind} ({space}): {hint}.")
 
@@ -132,7 +146,8 @@ def policy_out(layout: ActionLayout,                 # how to read the head
                pi_BO: torch.Tensor,                  # the head layer's output `[..., n_out]`
                log_std: torch.Tensor | None = None   # the learnt log-stds of the continuous dimensions `[C]`
               ) -> dict:
-    "The distribution's parameters: `logits` (`[..., M]`, or `[..., K, M]` for a product), `mean` and `log_std` (`[..., C]`)"
+    """The distribution's parameters: `logits` (`[..., M]`, or `[..., K, M]` for a product), `mean` and `log_std`
+    (`[..., C]`)"""
     if layout.kind == 'categorical': return {'logits': pi_BO}
     if layout.kind == 'gaussian': return {'mean': pi_BO, 'log_std': log_std.expand_as(pi_BO)}
     K, M, out = len(layout.nvec), max(layout.nvec, default=0), {}
@@ -146,7 +161,8 @@ def policy_out(layout: ActionLayout,                 # how to read the head
 
 # %% ../nbs/04a_actions.ipynb #fcf9589b
 def product_logp_entropy(out: dict,                  # `logits` `[B, K, M]` and/or `mean`, `log_std` `[B, C]`
-                         action                      # `[B, K + C]`: the discrete leaves' indices, then the continuous values
+                         # `[B, K + C]`: the discrete leaves' indices, then the continuous values
+                         action
                         ) -> tuple:
     "Log-probability `[B]` of `action` and entropy `[B]` of a product of K categoricals and C independent Gaussians"
     logits, logp, ent, K = out.get('logits'), 0., 0., 0
@@ -162,7 +178,8 @@ def product_logp_entropy(out: dict,                  # `logits` `[B, K, M]` and/
 
 # %% ../nbs/04a_actions.ipynb #f52a56a5
 class ProductSelector(Selector):
-    "Samples each leaf of a product policy (categoricals, then clipped Gaussians); info holds `logp` (summed) and, with continuous leaves, `raw_action`"
+    """Samples each leaf of a product policy (categoricals, then clipped Gaussians); info holds `logp` (summed) and,
+    with continuous leaves, `raw_action`"""
     supported = ('MultiDiscrete', 'FlatActionSpace')
     def __init__(self,
                  space: gym.Space,                     # a 1-d `MultiDiscrete` (from 0) or a `FlatActionSpace`
@@ -199,9 +216,10 @@ def check_space(self: ProductSelector,
                                                              f'the space is {space}.')
 
 # %% ../nbs/04a_actions.ipynb #a939d099
-def policy_selector(action_space,                         # Discrete (from 0), 1-d Box, 1-d MultiDiscrete (from 0), or a `FlatActionSpace`
+def policy_selector(action_space,                         # Discrete, 1-d Box, 1-d MultiDiscrete, or a `FlatActionSpace`
                     seed: int | None = 0):                # seeds the sampling generator
-    "The selector that samples a policy's actions in `action_space`: categorical, clipped Gaussian, or a product of them"
+    """The selector that samples a policy's actions in `action_space`: categorical, clipped Gaussian, or a product of
+    them"""
     layout = action_layout(action_space)   # refuses the others, naming what works
     if layout.kind == 'categorical': return CategoricalSelector(seed)
     if layout.kind == 'product': return ProductSelector(action_space, seed)

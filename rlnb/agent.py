@@ -45,7 +45,8 @@ class Selector:
             forward: Callable,                    # obs -> the network output the selector reads
             obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
             deterministic: bool = False):         # act greedily (evaluation)
-        "Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the forward"
+        """Actions for `obs` from the model output `forward(obs)`; a selector that can pick without it may skip the
+        forward"""
         return self(forward(obs), deterministic)
 
     def state_dict(self) -> dict: return {'rng': rng_state(self.gen)}
@@ -55,7 +56,8 @@ class Selector:
 @patch(cls_method=True)
 def check_kind(cls: Selector,
                space):                                   # an action space (any gymnasium space)
-    "Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s kind"
+    """Raise a `ValueError` naming the supported spaces unless selectors of this class can act in a space of `space`'s
+    kind"""
     if space_kind(space) not in cls.supported:
         raise ValueError(f"{cls.__name__} cannot act in a {space_kind(space)} action space ({space}); "
                          f"it supports {', '.join(cls.supported)}. Pick another selector or algorithm, or wrap the env "
@@ -71,7 +73,7 @@ def first_leaf(obs                                  # a batch of observations `[
     "The first tensor of a batch of observations (a tensor, or a tree of them): its rows and device are the batch's"
     return obs if isinstance(obs, torch.Tensor) else tree_leaves(obs)[0]
 
-def q_and_info(out                                  # a Q-network's output: Q-values `[B, A]`, or a dict with them under 'q'
+def q_and_info(out                                  # a Q-network's output: Q-values `[B, A]`, or a dict with 'q'
               ) -> tuple:
     "Q-values `[B, A]` from a model output (a tensor, or a dict with 'q'), and the info dict to return with them"
     if isinstance(out, dict): return out['q'], dict(out)
@@ -112,7 +114,8 @@ class EpsilonGreedySelector(Selector):
     "Argmax of the Q-values, replaced by a uniformly random action with probability `schedule(env_step)`"
     supported = ('Discrete',)
     def __init__(self,
-                 n_actions: int,                       # the number of discrete actions, to draw random ones without the Q-values
+                 # the number of discrete actions, to draw random ones without the Q-values
+                 n_actions: int,
                  schedule=None,                        # ε as a function of the env step (default `LinearSchedule()`)
                  seed: int | None = 0):                # seeds the exploration's generator
         super().__init__(seed)
@@ -127,7 +130,8 @@ class EpsilonGreedySelector(Selector):
                     space):                               # the action space of the envs
         super().check_space(space)
         if int(space.n) != self.n_actions:
-            raise ValueError(f"This EpsilonGreedySelector draws from {self.n_actions} actions and the env has {int(space.n)} ({space}): "
+            raise ValueError(f"This EpsilonGreedySelector draws from {self.n_actions} actions and the env has "
+                             f"{int(space.n)} ({space}): "
                              f"build it with EpsilonGreedySelector({int(space.n)}, ...).")
 
     def state_dict(self) -> dict: return super().state_dict() | {'env_step': self.env_step}
@@ -137,9 +141,11 @@ class EpsilonGreedySelector(Selector):
 # %% ../nbs/04_agent.ipynb #b0e5e83c
 @patch
 def _draw(self: EpsilonGreedySelector, B: int, A: int):
-    "ε, which of `B` rows explore (a numpy mask) and how many, and their random actions: the same draws whether the Q-values exist or not"
+    """ε, which of `B` rows explore (a numpy mask) and how many, and their random actions: the same draws whether the
+    Q-values exist or not"""
     eps = self.epsilon
-    explore_B = torch.rand(B, generator=self.gen).numpy() < eps   # drawn where the generator lives (CPU), compared in float32 by numpy at a third of torch's cost
+    # drawn where the generator lives (CPU), compared in float32 by numpy at a third of torch's cost
+    explore_B = torch.rand(B, generator=self.gen).numpy() < eps
     rand_B = torch.randint(A, (B,), generator=self.gen)
     self.env_step += B
     return eps, explore_B, np.count_nonzero(explore_B), rand_B
@@ -147,7 +153,10 @@ def _draw(self: EpsilonGreedySelector, B: int, A: int):
 @patch
 def _pick(self: EpsilonGreedySelector, q_BA, info: dict, eps: float, explore_B, n_explore: int, rand_B):
     act_B = q_BA.argmax(-1)
-    if n_explore: act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device, non_blocking=True), rand_B.to(act_B.device, non_blocking=True), act_B)   # most steps explore nowhere: no merge
+    # most steps explore nowhere: no merge
+    if n_explore:
+        act_B = torch.where(torch.from_numpy(explore_B).to(act_B.device, non_blocking=True),
+                            rand_B.to(act_B.device, non_blocking=True), act_B)
     return act_B, info | {'epsilon': eps}
 
 @patch
@@ -162,7 +171,8 @@ def act(self: EpsilonGreedySelector,
         forward: Callable,                    # obs -> Q-values `[B, A]` (or a dict with `q`)
         obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
         deterministic: bool = False):         # act greedily (evaluation)
-    "As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then has no 'q'"
+    """As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then
+    has no 'q'"""
     if deterministic: return self(forward(obs), deterministic)
     x = first_leaf(obs)
     eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
@@ -178,7 +188,9 @@ class CategoricalSelector(Selector):
         logits_BA = out['logits']
         if deterministic: act_B = logits_BA.argmax(-1)
         else:
-            u = torch.rand(logits_BA.shape, generator=self.gen).to(logits_BA.device, non_blocking=True).clamp_(1e-20, 1.)   # drawn on the host: no wait for the device
+            # drawn on the host: no wait for the device
+            u = torch.rand(logits_BA.shape, generator=self.gen).to(logits_BA.device,
+                                                                   non_blocking=True).clamp_(1e-20, 1.)
             act_B = (logits_BA - torch.log(-torch.log(u))).argmax(-1)
         logp_B = F.log_softmax(logits_BA, -1).gather(-1, act_B[..., None])[..., 0]
         return act_B, {**out, 'logp': logp_B}
@@ -198,16 +210,19 @@ class GaussianSelector(Selector):
     def __init__(self,
                  low,                                  # the action space's lower bounds
                  high,                                 # the action space's upper bounds
-                 bound: str = 'clip',                  # 'clip' the sample into the bounds (the loss keeps the raw sample)
+                 # 'clip' the sample into the bounds (the loss keeps the raw sample)
+                 bound: str = 'clip',
                  seed: int | None = 0):                # seeds the sampling generator
         super().__init__(seed)
         if bound not in ('clip', 'squash'): raise ValueError(f"bound must be 'clip' or 'squash', got {bound!r}")
-        self.low, self.high, self.bound = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32), bound
+        self.low = torch.as_tensor(low, dtype=torch.float32)
+        self.high, self.bound = torch.as_tensor(high, dtype=torch.float32), bound
 
     def __call__(self, out: dict, deterministic: bool = False):
         mean_BA, log_std_BA = out['mean'], out['log_std'].expand_as(out['mean'])
         std_BA = log_std_BA.exp()
-        u_BA = mean_BA if deterministic else mean_BA + std_BA * torch.randn(mean_BA.shape, generator=self.gen).to(mean_BA.device, non_blocking=True)
+        u_BA = (mean_BA if deterministic else mean_BA
+                + std_BA * torch.randn(mean_BA.shape, generator=self.gen).to(mean_BA.device, non_blocking=True))
         logp_B = gaussian_logp(mean_BA, log_std_BA, u_BA)
         low, high = self.low.to(u_BA.device), self.high.to(u_BA.device)
         if self.bound == 'clip': act_BA = torch.maximum(torch.minimum(u_BA, high), low)
@@ -239,7 +254,8 @@ class Agent:
                  model: nn.Module,                     # the network it acts with (the one the learner trains)
                  selector: Selector,                   # turns the network's output into actions
                  action_space=None,                    # checked against the selector (None: not checked)
-                 forward: Callable | None = None):     # the network's call to act with (default `model`; e.g. `model.policy`)
+                 # the network's call to act with (default `model`; e.g. `model.policy`)
+                 forward: Callable | None = None):
         if callable(getattr(model, 'initial_state', None)) != self.recurrent:
             raise ValueError(f"{type(model).__name__} carries a recurrent state (it has initial_state): act with "
                              "RecurrentAgent." if not self.recurrent else
@@ -247,8 +263,10 @@ class Agent:
                              f"state); {type(model).__name__} has no initial_state: act with Agent.")
         if action_space is not None: selector.check_space(action_space)
         self.model, self.selector, self.action_space = model, selector, action_space
-        self.forward = forward or model   # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
-        self._param = next(model.parameters(), None)   # its `.device` follows the model; looking it up each call costs more than a small forward's layer
+        # what to call on observations: the model, or one of its methods (an actor-critic's `policy`)
+        self.forward = forward or model
+        # its `.device` follows the model; looking it up each call costs more than a small forward's layer
+        self._param = next(model.parameters(), None)
 
     def act(self,
             obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
@@ -269,11 +287,13 @@ def reset_state(state,                               # a recurrent state: a tens
                 start_B: torch.Tensor                # bool `[B]`: the rows whose episode starts now
                ):
     "`state` with the rows `start_B` replaced by those of `initial`"
-    return tree_map(lambda s, s0: torch.where(start_B.to(s.device).view(-1, *[1] * (s.dim() - 1)), s0, s), state, initial)
+    return tree_map(lambda s, s0: torch.where(start_B.to(s.device).view(-1, *[1] * (s.dim() - 1)), s0, s), state,
+                    initial)
 
 # %% ../nbs/04_agent.ipynb #e9dce362
 class RecurrentAgent(Agent):
-    "An `Agent` whose network carries a state between steps: `act(obs, state, start)` returns actions, info and the next state"
+    """An `Agent` whose network carries a state between steps: `act(obs, state, start)` returns actions, info and the
+    next state"""
     recurrent = True
     def initial_state(self,
                       n: int):                         # rows (envs)
@@ -282,8 +302,10 @@ class RecurrentAgent(Agent):
 
     def act(self,
             obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
-            state=None,                           # the state after the previous step `[B, ...]` (None: the initial state)
-            start: torch.Tensor | None = None,    # bool `[B]`: rows whose episode starts at this step (their state is reset first)
+            # the state after the previous step `[B, ...]` (None: the initial state)
+            state=None,
+            # bool `[B]`: rows whose episode starts at this step (their state is reset first)
+            start: torch.Tensor | None = None,
             deterministic: bool = False,          # act greedily (evaluation)
             grad: bool = False):                  # keep the graph (default: no gradients while acting)
         "Actions, the selector's info and the next state, for a batch `obs`"
@@ -294,7 +316,8 @@ class RecurrentAgent(Agent):
         elif start is not None and bool(start.any()): state = reset_state(state, self.initial_state(B), start)
         with torch.set_grad_enabled(grad):
             out, state = self.forward(obs, state)
-            action, info = self.selector.act(lambda o: out, obs, deterministic)   # the state advances even when the selector ignores the output
+            # the state advances even when the selector ignores the output
+            action, info = self.selector.act(lambda o: out, obs, deterministic)
         return action, info, state
 
 # %% ../nbs/04_agent.ipynb #ea8495b8
@@ -311,7 +334,8 @@ class RandomAgent:
         else: self.low, self.high = torch.as_tensor(action_space.low), torch.as_tensor(action_space.high)
 
     def act(self,
-            obs,                                  # a batch of observations `[B, ...]` (or a tree of them): only its batch size is used
+            # a batch of observations `[B, ...]` (or a tree of them): only its batch size is used
+            obs,
             deterministic: bool = False,          # ignored: a random agent has no greedy action
             grad: bool = False):                  # ignored
         B = first_leaf(obs).shape[0]

@@ -81,4 +81,5 @@ from .train import *
 from .cli import *
 
 # %% ../nbs/99_all.ipynb #6b435674
-__all__ = [n for n in dir() if not n.startswith('_')]   # replaces the empty list nbdev writes: what the star imports brought in
+# replaces the empty list nbdev writes: what the star imports brought in
+__all__ = [n for n in dir() if not n.startswith('_')]

@@ -1,4 +1,4 @@
-"""`Callback`, the `Metrics` store, and the standard callbacks: recorder, progress bar, CSV and TensorBoard loggers, checkpoints, stop-when.
+"""`Callback`, the `Metrics` store, and the standard callbacks: recorder, progress bar, loggers, checkpoints, stop.
 
 Docs: https://rlnb.github.io/rlnb/callback.html.md"""
 
@@ -28,7 +28,9 @@ def _snake(name: str) -> str:
 class Callback:
     "Base class of callbacks: `order`, `cycle`, a `name`, read access to the loop, explicit writes"
     order: int = 0
-    cycle: Cycle | None = None  # when its `begin_cycle` and `end_cycle` run: every `every` units the loop counts (`Cycle`); the one attribute the loop reads for scheduling
+    # when its `begin_cycle` and `end_cycle` run: every `every` units the loop counts (`Cycle`); the one attribute the
+    # loop reads for scheduling
+    cycle: Cycle | None = None
     loop: Loop | None = None
 
     @property
@@ -57,18 +59,23 @@ class Callback:
 class Metrics:
     "Named, step-indexed series of floats that any callback can log to and any logger can read"
     def __init__(self,
-                 defer: bool | None = None):     # keep logged tensors until the series are read: None for those on an accelerator, True for all
+                 # keep logged tensors until the series are read: None for those on an accelerator, True for all
+                 defer: bool | None = None):
         self._series, self.sinks, self.defer, self._waiting = {}, [], defer, []
-        self.step_scale = 1   # steps are multiplied by this as they are logged (a rank of a learner group counts its own env steps: times the ranks, the run's)
+        # steps are multiplied by this as they are logged (a rank of a learner group counts its own env steps: times the
+        # ranks, the run's)
+        self.step_scale = 1
 
     def log(self,
             name: str,                            # the series
             value,                                # a number or a one-element tensor
             step: int):                           # its position on the x axis (an opt step, an env step)
-        "Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks; a deferred tensor waits for the next read (`flush`)"
+        """Append `value` (a number or one-element tensor) at `step` to series `name`, and pass it to the sinks; a
+        deferred tensor waits for the next read (`flush`)"""
         step = int(step) * self.step_scale
         if isinstance(value, torch.Tensor) and (self.defer or (self.defer is None and value.device.type != 'cpu')):
-            self._waiting.append((name, value.detach(), int(step)))   # reading it now would make the host wait for the device
+            # reading it now would make the host wait for the device
+            self._waiting.append((name, value.detach(), int(step)))
             if len(self._waiting) >= 4096: self.flush()              # a bound on what waits
             return
         self.flush()   # what waits goes first: the series and the sinks see the values in the order they were logged
@@ -86,7 +93,8 @@ class Metrics:
 # %% ../nbs/02_callback.ipynb #d461f222
 @patch
 def flush(self: Metrics):
-    "Read every waiting tensor at once (one host synchronisation) and append them to their series, in the order they were logged"
+    """Read every waiting tensor at once (one host synchronisation) and append them to their series, in the order they
+    were logged"""
     if not self._waiting: return
     waiting, self._waiting = self._waiting, []
     dev = waiting[0][1].device
@@ -127,11 +135,13 @@ def load_state_dict(self: Metrics, state: dict):
 
 # %% ../nbs/02_callback.ipynb #5ed6426c
 class Recorder(Callback):
-    "Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default `learn.opt_step`); with several losses each also as `NAME_loss`"
+    """Log `learn.loss` to `learn.metrics` as `loss` after every `every`-th batch, at `step(learn)` (default
+    `learn.opt_step`); with several losses each also as `NAME_loss`"""
     order = -10
     def __init__(self,
                  every: int = 1,                       # log every `every`-th batch
-                 step=None):                           # `step(learn) -> int`, the x position of each value (default `learn.opt_step`)
+                 # `step(learn) -> int`, the x position of each value (default `learn.opt_step`)
+                 step=None):
         self.cycle, self.step = Cycle(every), step
     def end_cycle(self):
         loss = getattr(self.learn, 'loss', None)
@@ -152,13 +162,17 @@ def _redraws() -> bool:
 
 # %% ../nbs/02_callback.ipynb #7869fed7
 class ProgressCallback(Callback):
-    "A progress bar over the batches of `fit` (or what `measure` counts), commented with the latest metrics (plain lines on stderr where stdout is no terminal)"
+    """A progress bar over the batches of `fit` (or what `measure` counts), commented with the latest metrics (plain
+    lines on stderr where stdout is no terminal)"""
     order = 50
     def __init__(self, refresh: float = 0.25,     # seconds between updates of the bar's metrics
                  leave: bool = True,          # keep the finished bar on screen
-                 bar: bool | None = None,   # draw a bar (True) or write plain lines (False); None: a bar where output can redraw one
+                 # draw a bar (True) or write plain lines (False); None: a bar where output can redraw one
+                 bar: bool | None = None,
                  line_secs: float = 30.,    # seconds between plain lines
-                 measure: Callable | None = None):   # `measure(learn) -> (done, total, unit)`: progress in other units than this fit's batches (a run's env steps)
+                 # `measure(learn) -> (done, total, unit)`: progress in other units than this fit's batches (a run's env
+                 # steps)
+                 measure: Callable | None = None):
         self.refresh, self.leave, self.bar, self.line_secs, self.measure = refresh, leave, bar, line_secs, measure
 
     def before_fit(self):
@@ -175,12 +189,14 @@ class ProgressCallback(Callback):
 
 # %% ../nbs/02_callback.ipynb #6f288e10
 @patch
-def _comment(self: ProgressCallback) -> str: return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
+def _comment(self: ProgressCallback) -> str:
+    return '  '.join(f'{k} {_fmt(v)}' for k, v in self.learn.metrics.latest().items())
 
 @patch
 def _line(self: ProgressCallback, now: float):
     n, total, unit = self.progress()
-    print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} {unit}  {format_time(now - self._t0)}  {self._comment()}".rstrip(), file=sys.stderr, flush=True)
+    print(f"{n / max(total, 1):4.0%} {n:,}/{total:,} {unit}  {format_time(now - self._t0)}  {self._comment()}".rstrip(),
+          file=sys.stderr, flush=True)
 
 @patch
 def after_batch(self: ProgressCallback):
@@ -203,14 +219,16 @@ class CSVLogger(Callback):
     "Write every metric value to `path` as CSV rows `step,metric,value`"
     order = 60
     def __init__(self,
-                 path='metrics.csv',                   # the CSV file (replaced at the start of each fit by the loop's metrics, then appended to)
+                 # the CSV file (replaced at the start of each fit by the loop's metrics, then appended to)
+                 path='metrics.csv',
                  flush_every: int = 100):              # rows between flushes to disk
 
         self.path, self.flush_every, self._f = Path(path), flush_every, None
 
     def before_fit(self):
         rows = sorted((s, k, v) for k, (ss, vs) in self.learn.metrics.series.items() for s, v in zip(ss, vs))
-        with atomic_write(self.path, 'w', newline='') as f:   # the history replaces the file whole: a kill now leaves the old file or the new one
+        # the history replaces the file whole: a kill now leaves the old file or the new one
+        with atomic_write(self.path, 'w', newline='') as f:
             csv.writer(f).writerows([['step', 'metric', 'value'], *rows])
         self._f = open(self.path, 'a', newline='')
         self._w, self._n = csv.writer(self._f), 0
@@ -260,24 +278,32 @@ def checkpoints(dir                                   # a directory written by `
 
 # %% ../nbs/02_callback.ipynb #eb3969e9
 class CheckpointCallback(Callback):
-    "Save the loop into `dir` every `every` batches (or other units the loop counts, e.g. env steps), keeping the last `keep` files; also at the end of fit"
+    """Save the loop into `dir` every `every` batches (or other units the loop counts, e.g. env steps), keeping the last
+    `keep` files; also at the end of fit"""
     order = 90
     def __init__(self,
                  dir='checkpoints',                    # where the `ckpt_*.pt` files go
                  every: int = 1000,                    # units between saves
                  keep: int = 3,                        # the newest files to keep
                  at_end: bool = True,                  # also save at the end of a fit that ends between batches
-                 unit: str = 'batch'):                 # what `every` counts: 'batch', or 'env_step' in an RL learner (any unit its loop counts)
+                 # what `every` counts: 'batch', or 'env_step' in an RL learner (any unit its loop counts)
+                 unit: str = 'batch'):
         if keep < 1: raise ValueError(f'keep must be >= 1, got {keep}')
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1: raise ValueError(f'every must be a positive integer, got {every!r}')
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f'every must be a positive integer, got {every!r}')
         self.dir, self.keep, self.at_end, self.cycle, self.saved = Path(dir), keep, at_end, Cycle(every, unit), None
 
-    def before_fit(self): self._at = self.learn.opt_step if self._file().exists() else None   # the opt step of the newest checkpoint this fit made (or found)
+    def before_fit(self):
+        self._at = (self.learn.opt_step if self._file().exists()
+                    else None)   # the opt step of the newest checkpoint this fit made (or found)
     def end_cycle(self): self.save()
 
     def after_fit(self):
-        if not self.at_end or not getattr(getattr(self.learn, 'stop', None), 'whole', True): return   # stopped inside a batch: keep the last whole state
-        if self._at != self.learn.opt_step: self.save()   # (decided without reading the folder, which another process may be writing: the same on every rank of a learner group)
+        # stopped inside a batch: keep the last whole state
+        if not self.at_end or not getattr(getattr(self.learn, 'stop', None), 'whole', True): return
+        # (decided without reading the folder, which another process may be writing: the same on every rank of a learner
+        # group)
+        if self._at != self.learn.opt_step: self.save()
 
 # %% ../nbs/02_callback.ipynb #a74d0268
 @patch
@@ -285,7 +311,8 @@ def _file(self: CheckpointCallback) -> Path: return self.dir/f'ckpt_{self.learn.
 
 @patch
 def save(self: CheckpointCallback) -> Path | None:
-    "Save now, then delete all but the newest `keep` checkpoints (where another process writes the checkpoint, a learner group's rank > 0: nothing, and None)"
+    """Save now, then delete all but the newest `keep` checkpoints (where another process writes the checkpoint, a
+    learner group's rank > 0: nothing, and None)"""
     p, self._at = self.learn.save(self._file()), self.learn.opt_step
     if p is None: return None
     for old in checkpoints(self.dir)[:-self.keep]: old.unlink()
@@ -294,9 +321,11 @@ def save(self: CheckpointCallback) -> Path | None:
 
 # %% ../nbs/02_callback.ipynb #afdebcc7
 class Stop(NamedTuple):
-    "How a fit ended early: why, whether it was an interrupt (a signal, `request_stop`: the fit raises `KeyboardInterrupt`), and whether the state is whole (stopped between batches)"
+    """How a fit ended early: why, whether it was an interrupt (a signal, `request_stop`: the fit raises
+    `KeyboardInterrupt`), and whether the state is whole (stopped between batches)"""
     reason: str                 # 'interrupted', 'terminated', 'x = 3 reached 3 at step 4', ...
-    interrupt: bool = False     # True: asked from outside (the fit then raises); False: a callback ended it (the fit returns)
+    # True: asked from outside (the fit then raises); False: a callback ended it (the fit returns)
+    interrupt: bool = False
     whole: bool = True          # True: between batches, so a checkpoint now resumes exactly; False: inside a batch
 
 # %% ../nbs/02_callback.ipynb #6219fafb

@@ -1,4 +1,4 @@
-"""The `rlnb` command: `rlnb train`, `rlnb eval`, `rlnb export`, `rlnb tune`, `rlnb presets`, `rlnb demo`. One parser, one line on stderr for every bad request, and exit codes a script can read.
+"""The `rlnb` command: train, eval, export, tune, presets, demo; one line on stderr for every bad request.
 
 Docs: https://rlnb.github.io/rlnb/cli.html.md"""
 
@@ -24,27 +24,51 @@ from .request import run_preset
 # %% auto #0
 __all__ = ['parser', 'Terminated', 'main']
 
+# %% ../nbs/20c_cli.ipynb #007602d8
+def _run_args(t: argparse.ArgumentParser):
+    "Add the arguments of `rlnb train` that say where its run goes, how it starts and what it records"
+    t.add_argument('--out',
+                   help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run needs --overwrite')
+    t.add_argument('--overwrite', action='store_true',
+                   help='if --out holds a run, move it aside to OUT.old-N and start afresh')
+    t.add_argument('--device',
+                   help="torch device (default auto: CUDA for a preset with a CNN where there is a GPU, the CPU for "
+                        "the MLP presets, which train faster there)")
+    t.add_argument('--video', action='store_true',
+                   help='record the worst, the median and the best of the final evaluation episodes as videos (needs '
+                        'rlnb[video])')
+    t.add_argument('--resume', metavar='DIR',
+                   help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says '
+                        'how; before the first, from step 0); --resume auto: start the run in --out, or continue it if '
+                        'it is there (for job scripts that a scheduler repeats)')
+    t.add_argument('--config', metavar='FILE',
+                   help="run again the run a config.json describes (its algorithm, environment, seed and every "
+                        "hyperparameter)")
+    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings',
+                   help='change one hyperparameter (repeatable): --set lr=0.001 --set head=dueling --set head.loss=mse')
+    t.add_argument('--track', choices=TRACKERS,
+                   help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, '
+                        'MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
+    t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
+
 # %% ../nbs/20c_cli.ipynb #c7824259
 def _train_args(t: argparse.ArgumentParser):
     "Add the arguments of `rlnb train` to its subparser `t`"
     t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}")
-    t.add_argument('--env', help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
+    t.add_argument('--env',
+                   help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
     t.add_argument('--seed', type=int, help='seed (default 0)')
     t.add_argument('--n-envs', type=int, help='envs collecting side by side (default: the preset\'s)')
-    t.add_argument('--runners', type=int, help='collect in this many Ray actors, each with n-envs / runners envs (needs rlnb[ray]; RAY_ADDRESS names a cluster)')
-    t.add_argument('--learners', type=int, help='train in this many learner processes, each with n-envs / learners envs and its share of every batch, gradients averaged (needs rlnb[ray]; `rlnb.learners`)')
-    t.add_argument('--async', dest='async_runners', action='store_const', const=True, help='with --runners: take whichever fragment is ready (off-policy algorithms)')
-    t.add_argument('--out', help='run directory (default runs/ALGO-ENV-sSEED); one that holds a run is refused unless --overwrite')
-    t.add_argument('--overwrite', action='store_true', help='if --out holds a run, move it aside to OUT.old-N and start afresh')
-    t.add_argument('--device', help="torch device (default auto: CUDA for a preset with a CNN where there is a GPU, the CPU for the MLP presets, which train faster there)")
-    t.add_argument('--video', action='store_true', help='record the worst, the median and the best of the final evaluation episodes as videos (needs rlnb[video])')
-    t.add_argument('--resume', metavar='DIR', help='continue the run in DIR from its newest checkpoint (Ctrl-C or SIGTERM writes one and says how; before the first, from step 0); --resume auto: start the run in --out, or continue it if it is there (for job scripts that a scheduler repeats)')
-    t.add_argument('--config', metavar='FILE', help="run again the run a config.json describes (its algorithm, environment, seed and every hyperparameter)")
-    t.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings',
-                   help='change one hyperparameter (repeatable): --set lr=0.001 --set head=dueling --set head.loss=mse')
-    t.add_argument('--track', choices=TRACKERS, help='also send the run to an experiment tracker (needs rlnb[track]; WANDB_MODE=offline, MLFLOW_TRACKING_URI=sqlite:///mlflow.db work offline)')
-    t.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
+    t.add_argument('--runners', type=int,
+                   help='collect in this many Ray actors, each with n-envs / runners envs (needs rlnb[ray]; '
+                        'RAY_ADDRESS names a cluster)')
+    t.add_argument('--learners', type=int,
+                   help='train in this many learner processes, each with n-envs / learners envs and its share of every '
+                        'batch, gradients averaged (needs rlnb[ray]; `rlnb.learners`)')
+    t.add_argument('--async', dest='async_runners', action='store_const', const=True,
+                   help='with --runners: take whichever fragment is ready (off-policy algorithms)')
+    _run_args(t)
 
 # %% ../nbs/20c_cli.ipynb #f7d59549
 def _tune_args(u: argparse.ArgumentParser):
@@ -60,13 +84,40 @@ def _tune_args(u: argparse.ArgumentParser):
     u.add_argument('--jobs', type=int, default=1, help='trials at a time, in that many processes (needs --storage)')
     u.add_argument('--out', default='runs/tune', help='trials go to OUT/STUDY/trial-N (default runs/tune)')
     u.add_argument('--seed', type=int, default=0, help="seeds the sampler and every trial's run (default 0)")
-    u.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings', help='a setting every trial keeps (repeatable): --set eval_every=1000')
+    u.add_argument('--set', action='append', default=[], metavar='NAME=VALUE', dest='settings',
+                   help='a setting every trial keeps (repeatable): --set eval_every=1000')
     u.add_argument('--no-progress', dest='progress', action='store_false', help="hide Optuna's progress bar")
+
+# %% ../nbs/20c_cli.ipynb #ffe5a169
+def _checkpoint_args(sub):
+    "Add `rlnb eval` and `rlnb export`, the commands that read a checkpoint, to the subparsers `sub`"
+    e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
+    e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
+    e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
+    e.add_argument('--video', metavar='DIR',
+                   help='also record the worst, the median and the best episode as videos into DIR')
+    e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
+    e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
+    e.add_argument('--opponent', default='random',
+                   help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or "
+                        "another checkpoint of the same game")
+    x = sub.add_parser('export',
+                       help="write a checkpoint's greedy policy as ONNX or TorchScript, and print its parity with the "
+                            "agent")
+    x.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
+    x.add_argument('--onnx', metavar='FILE', help='write an ONNX file (needs rlnb[export])')
+    x.add_argument('--torchscript', metavar='FILE', help='write a TorchScript file (torch.jit.load reads it)')
+    x.add_argument('--hub', metavar='DIR',
+                   help='write the run as a folder to share on the Hugging Face Hub: weights, config, model card '
+                        '(needs rlnb[hub])')
+    x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
+    x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
 
 # %% ../nbs/20c_cli.ipynb #7149946c
 def parser() -> argparse.ArgumentParser:
     "The `rlnb` argument parser"
-    p = argparse.ArgumentParser(prog='rlnb', description='rlnb: literate reinforcement learning. Train, evaluate and inspect agents.')
+    about = 'rlnb: literate reinforcement learning. Train, evaluate and inspect agents.'
+    p = argparse.ArgumentParser(prog='rlnb', description=about)
     p.add_argument('--version', action='version', version=f'rlnb {rlnb.__version__}')
     sub = p.add_subparsers(dest='command', metavar='COMMAND')
     d = sub.add_parser('demo', help="fit the learner's linear-regression demo and print the result")
@@ -76,53 +127,61 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument('--out', default='runs/demo', help='run directory for metrics.csv and loss.png (default runs/demo)')
     d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     _train_args(sub.add_parser('train', help='train a preset agent and write a run directory'))
-    e = sub.add_parser('eval', help='evaluate a checkpoint and print one JSON line')
-    e.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
-    e.add_argument('--episodes', type=int, default=20, help='deterministic episodes (default 20)')
-    e.add_argument('--video', metavar='DIR', help='also record the worst, the median and the best episode as videos into DIR')
-    e.add_argument('--gif', metavar='PATH', help='also write the first episode as an animated GIF to PATH')
-    e.add_argument('--env', help='repeat the checkpoint\'s environment id, to confirm one of the form module:Env-v0')
-    e.add_argument('--opponent', default='random', help="a board game's opponent: random (default), minimax (tic-tac-toe), lookahead (Connect Four) or another checkpoint of the same game")
-    x = sub.add_parser('export', help="write a checkpoint's greedy policy as ONNX or TorchScript, and print its parity with the agent")
-    x.add_argument('checkpoint', help='a checkpoint file written by rlnb train, or a run directory (its best.pt)')
-    x.add_argument('--onnx', metavar='FILE', help='write an ONNX file (needs rlnb[export])')
-    x.add_argument('--torchscript', metavar='FILE', help='write a TorchScript file (torch.jit.load reads it)')
-    x.add_argument('--hub', metavar='DIR', help='write the run as a folder to share on the Hugging Face Hub: weights, config, model card (needs rlnb[hub])')
-    x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
-    x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
-    _tune_args(sub.add_parser('tune', help="tune a preset's hyperparameters with Optuna: trials as runs, pruned on their evaluations, resumable (needs rlnb[tune])"))
+    _checkpoint_args(sub)
+    _tune_args(sub.add_parser('tune',
+                              help="tune a preset's hyperparameters with Optuna: trials as runs, pruned on their "
+                                   "evaluations, resumable (needs rlnb[tune])"))
     sub.add_parser('presets', help='list the algorithms and their default environments')
     return p
 
 # %% ../nbs/20c_cli.ipynb #8540c505
 def _threads(preprocess: str | None):
-    "Torch threads for a run: one for an MLP (as fast, and far faster on a busy machine); torch's default, one per core, for a CNN, whose update is most of its time"
+    """Torch threads for a run: one for an MLP (as fast, and far faster on a busy machine); torch's default, one per
+    core, for a CNN, whose update is most of its time"""
     if not preprocess: torch.set_num_threads(1)
+
+# %% ../nbs/20c_cli.ipynb #3f3b9eac
+def _check_resume(args):
+    "A `ValueError` for `rlnb train --resume DIR` flags that would change the run in DIR"
+    if args.algo:
+        raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop "
+                         f"{args.algo!r} (or start a new run without --resume).")
+    if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
+        raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
+    if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
+    if args.track and args.track != (tracking_of(args.resume) or {}).get('tracker'):
+        raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the "
+                         "tracker it started with (its tracking.json): drop --track.")
+    for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
+        if v:
+            raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a "
+                             "new run.")
 
 # %% ../nbs/20c_cli.ipynb #a79647b7
 def _train_cmd(args) -> dict:
-    auto = args.resume == 'auto'   # start the run in --out, or continue it if it is there: one command a scheduler can repeat
-    if auto and args.overwrite: raise ValueError('--resume auto continues the run in --out, and --overwrite moves it aside to start afresh: choose one.')
+    # start the run in --out, or continue it if it is there: one command a scheduler can repeat
+    auto = args.resume == 'auto'
+    if auto and args.overwrite:
+        raise ValueError('--resume auto continues the run in --out, and --overwrite moves it aside to start afresh: '
+                         'choose one.')
     if args.resume and not auto:
-        if args.algo: raise ValueError(f"--resume continues the run in {args.resume!r} with its own algorithm; drop {args.algo!r} (or start a new run without --resume).")
-        if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
-            raise ValueError(f"--resume writes into the run's own directory {args.resume!r}; drop --out {args.out}.")
-        if args.overwrite: raise ValueError("--overwrite starts a new run; drop it to resume.")
-        if args.track and args.track != (tracking_of(args.resume) or {}).get('tracker'):
-            raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the tracker it started with (its tracking.json): drop --track.")
-        for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
-            if v: raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a new run.")
+        _check_resume(args)
         try: _threads(json.loads((Path(args.resume)/'config.json').read_text())['config'].get('preprocess'))
-        except (OSError, ValueError, KeyError, TypeError): _threads(None)   # resume_run says what is wrong with the run, if anything
-        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed, n_envs=args.n_envs, device=args.device,
-                          runners=args.runners, async_runners=args.async_runners, learners=args.learners)
-    if not (args.algo or args.config): raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
+        # resume_run says what is wrong with the run, if anything
+        except (OSError, ValueError, KeyError, TypeError): _threads(None)
+        return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed,
+                          n_envs=args.n_envs, device=args.device, runners=args.runners,
+                          async_runners=args.async_runners, learners=args.learners)
+    if not (args.algo or args.config):
+        raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
     p, _ = run_preset(args.algo, args.env, seed, args.config)
-    changes = parse_settings(p.cfg, args.settings, p.algo) | ({'learners': args.learners} if args.learners is not None else {})
+    changes = parse_settings(p.cfg, args.settings, p.algo)
+    if args.learners is not None: changes['learners'] = args.learners
     _threads(changes.get('preprocess', p.cfg.preprocess))
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
-                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config, runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
+                     args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config,
+                     runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
 
 # %% ../nbs/20c_cli.ipynb #5e58b303
 def _tune_cmd(args) -> dict:
@@ -131,11 +190,13 @@ def _tune_cmd(args) -> dict:
     fixed = parse_settings(p.cfg, args.settings, p.algo)
     try: import optuna
     except ImportError: raise ValueError('rlnb tune needs optuna: pip install "rlnb[tune]"') from None
-    return run_study(args.algo, train_run, args.env, args.trials, args.steps, args.storage, args.study, args.out, args.seed, fixed, args.jobs, args.progress)
+    return run_study(args.algo, train_run, args.env, args.trials, args.steps, args.storage, args.study, args.out,
+                     args.seed, fixed, args.jobs, args.progress)
 
 # %% ../nbs/20c_cli.ipynb #d1c17d79
 class Terminated(KeyboardInterrupt):
-    "SIGTERM outside a training loop (while building, evaluating, writing): unwinds like Ctrl-C, so that every `finally` and `with` closes what it opened"
+    """SIGTERM outside a training loop (while building, evaluating, writing): unwinds like Ctrl-C, so that every
+    `finally` and `with` closes what it opened"""
 
 @contextlib.contextmanager
 def _sigterm_unwinds():
@@ -146,36 +207,47 @@ def _sigterm_unwinds():
     try: yield
     finally: signal.signal(signal.SIGTERM, prev)
 
+# %% ../nbs/20c_cli.ipynb #4e8e2a9b
+def _run(args):
+    "Run the command `args` names and print its result as one JSON line (`presets`: a table)"
+    if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
+    elif args.command == 'train': print(json.dumps(_train_cmd(args)))
+    elif args.command == 'eval':
+        print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif,
+                                         opponent=args.opponent)))
+    elif args.command == 'export':
+        print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub,
+                                           args.push)))
+    elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
+    elif args.command == 'presets':
+        ps = [*PRESETS.values(), *ENV_PRESETS.values()]; w = max(len(pr.env) for pr in ps)
+        for pr in ps: print(f'{pr.algo:<16} {pr.env:<{w}}  {pr.summary}')
+
 # %% ../nbs/20c_cli.ipynb #0a521f95
 def _os_error(err: OSError) -> str:
     "One line for a failed write or read: what, where, and what to do"
     where = f" ('{err.filename}')" if err.filename else ''
     if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free space, then resume with rlnb train --resume."
+        return (f"{err.strerror or err}{where}: the disk is full; the checkpoints written before stay intact. Free "
+                "space, then resume with rlnb train --resume.")
     return f"{err.strerror or err}{where}"
 
 # %% ../nbs/20c_cli.ipynb #7fa20055
 def main(argv: list[str] | None = None         # the arguments (default: sys.argv[1:])
         ) -> int:
-    "Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits 130, SIGTERM 143"
+    """Entry point of the `rlnb` command: errors in what was asked are one line on stderr and exit code 2; Ctrl-C exits
+    130, SIGTERM 143"""
     p = parser()
     args = p.parse_args(argv)
     if args.command is None: p.print_help(); return 0
     try:
-        with _sigterm_unwinds(), command_line():   # refusals name the flags
-            if args.command == 'demo': print(json.dumps(demo(args.batches, args.lr, args.seed, args.out, args.progress)))
-            elif args.command == 'train':
-                print(json.dumps(_train_cmd(args)))
-            elif args.command == 'eval': print(json.dumps(eval_checkpoint(args.checkpoint, args.episodes, args.video, env=args.env, gif=args.gif, opponent=args.opponent)))
-            elif args.command == 'export': print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub, args.push)))
-            elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
-            elif args.command == 'presets':
-                ps = [*PRESETS.values(), *ENV_PRESETS.values()]; w = max(len(pr.env) for pr in ps)
-                for pr in ps: print(f'{pr.algo:<16} {pr.env:<{w}}  {pr.summary}')
+        with _sigterm_unwinds(), command_line(): _run(args)   # refusals name the flags
     except RunInterrupted as err:
         print(f'rlnb {args.command}: {err}', file=sys.stderr); return err.code
     except KeyboardInterrupt as err:
-        print(f"rlnb {args.command}: aborted by {'SIGTERM' if isinstance(err, Terminated) else 'Ctrl-C'}", file=sys.stderr); return 143 if isinstance(err, Terminated) else 130
+        print(f"rlnb {args.command}: aborted by {'SIGTERM' if isinstance(err, Terminated) else 'Ctrl-C'}",
+              file=sys.stderr)
+        return 143 if isinstance(err, Terminated) else 130
     except (ValueError, FileNotFoundError, CheckpointError, EnvError, RunnerError, ImportError) as err:
         print(f'rlnb {args.command}: error: {err}', file=sys.stderr); return 2
     except LearnerGroupError as err:   # a learner died: the run stops at its newest checkpoint

@@ -1,4 +1,4 @@
-"""What the off-policy actor-critics for Box actions share (SAC and TD3, and DDPG as TD3 without its tricks): actions kept in [-1, 1] and rescaled to the env's bounds, random actions before learning starts, twin critics evaluated as one, and the learner they are assembled into.
+"""What SAC and TD3 share: actions in [-1, 1] rescaled to the bounds, random warm-up, twin critics, assembly.
 
 Docs: https://rlnb.github.io/rlnb/continuous.html.md"""
 
@@ -32,11 +32,15 @@ def box_space(space,                                 # the env's action space
               algo: str):                            # the algorithm, for the message
     "`space` if it is a 1-d `Box` with finite bounds; otherwise a `ValueError` that names the space and what would work"
     kind = space_kind(space)
-    if kind != 'Box': raise ValueError(f"{algo} acts in a Box action space (continuous actions), and this env's is {kind} ({space}): "
+    if kind != 'Box':
+        raise ValueError(f"{algo} acts in a Box action space (continuous actions), and this env's is {kind} ({space}): "
                                        "for Discrete actions use dqn or ppo.")
-    if len(space.shape) != 1: raise ValueError(f"{algo} needs a 1-d Box action space, got shape {space.shape} ({space}): flatten it with gymnasium's FlattenObservation-like ActionWrapper.")
+    if len(space.shape) != 1:
+        raise ValueError(f"{algo} needs a 1-d Box action space, got shape {space.shape} ({space}): flatten it with "
+                         "gymnasium's FlattenObservation-like ActionWrapper.")
     if not (np.isfinite(space.low).all() and np.isfinite(space.high).all()):
-        raise ValueError(f"{algo} rescales its actions from [-1, 1] to the env's bounds, and this Box has infinite bounds ({space}): "
+        raise ValueError(f"{algo} rescales its actions from [-1, 1] to the env's bounds, and this Box has infinite "
+                         f"bounds ({space}): "
                          "wrap the env in gymnasium.wrappers.ClipAction or RescaleAction with finite bounds.")
     return space
 
@@ -50,7 +54,8 @@ def to_unit(action_BA,                            # actions in the env's units
 
 # %% ../nbs/07g_continuous.ipynb #0f4f3b72
 class BoxSelector(Selector):
-    "Unit actions from a network's output rescaled to `[low, high]`; uniformly random ones for the first `random_steps` env steps"
+    """Unit actions from a network's output rescaled to `[low, high]`; uniformly random ones for the first
+    `random_steps` env steps"""
     supported = ('Box',)
     def __init__(self,
                  low,                                  # the action space's lower bounds
@@ -99,10 +104,12 @@ def act(self: BoxSelector,
 
 # %% ../nbs/07g_continuous.ipynb #2425bd58
 class CriticLoss(LossCallback):
-    "`scale` times the summed mean squared errors of `critic`'s Q(s, a) (stored actions mapped to [-1, 1]) against `targets(step)`"
+    """`scale` times the summed mean squared errors of `critic`'s Q(s, a) (stored actions mapped to [-1, 1]) against
+    `targets(step)`"""
     def __init__(self,
                  critic: nn.Module,                    # a `TwinQ`: `critic(obs, unit_actions) -> [n, B]`
-                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 low,
                  high,                                 # the action space's upper bounds
                  lr: float = 1e-3,                     # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
@@ -129,12 +136,14 @@ class CriticLoss(LossCallback):
         y = self.targets(batch.step)
         return self.scale * sum(F.mse_loss(q, y) for q in q_nB)
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
-    def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
+    def load_state_dict(self, state: dict):
+        super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
 # %% ../nbs/07g_continuous.ipynb #9069389d
 @dataclass
 class ContinuousConfig(OffPolicyConfig):
-    "`OffPolicyConfig` plus what the actor-critics for Box actions share: the targets' Polyak rate and the networks' layers"
+    """`OffPolicyConfig` plus what the actor-critics for Box actions share: the targets' Polyak rate and the networks'
+    layers"""
     total_steps: int = 20_000     # env steps of the run
     eval_every: int = 1_000       # env steps between evaluations
     lr: float = 3e-4              # Adam learning rate of every optimizer
@@ -151,7 +160,8 @@ class ContinuousConfig(OffPolicyConfig):
 # %% ../nbs/07g_continuous.ipynb #a195ab42
 @patch
 def n_batches(self: ContinuousConfig) -> int:
-    "Gradient steps in the run: a round for every `train_every` env steps from the item that brings the replay to `learning_starts`, through env step `total_steps`"
+    """Gradient steps in the run: a round for every `train_every` env steps from the item that brings the replay to
+    `learning_starts`, through env step `total_steps`"""
     first = -(-self.learning_starts // self.n_envs) * self.n_envs   # the env step of that item's last transition
     return max(0, (self.total_steps - first + self.n_envs) // self.train_every * self.updates)
 
@@ -167,7 +177,9 @@ class ActorCriticParts(NamedTuple):
 # %% ../nbs/07g_continuous.ipynb #3e5505af
 def continuous_learner(cfg: ContinuousConfig,        # the run's config
                        run: Run,                     # what the learner is built for
-                       parts: Callable               # `parts(cfg, obs_example, space, seeder) -> ActorCriticParts`: the algorithm's networks and losses
+                       # `parts(cfg, obs_example, space, seeder) -> ActorCriticParts`: the algorithm's networks and
+                       # losses
+                       parts: Callable
                       ) -> RLLearner:
     "An `RLLearner` for the actor-critic that `parts` makes, on `run.env_id`'s Box actions"
     seeds = Seeder(run.seed).spawn(5)
@@ -176,9 +188,15 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
     obs_example = example_obs(envs)
     p = seeded_init(seeds[0].int(), lambda: parts(cfg, obs_example, space, seeds[1]))
     agent = Agent(p.actor, p.selector, space)
-    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.execution.env_timeout), seeds[2].int() % 2**31)
-    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.torch_device,
-                                                                          example=example_step(envs, version=cfg.execution.runners > 0), monitor=m))
+    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent,
+                        seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.execution.env_timeout),
+                        seeds[2].int() % 2**31)
+    example = example_step(envs, version=cfg.execution.runners > 0)
+    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(
+        cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.torch_device, example=example,
+        monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
-    ev = evaluator(cfg, run.env_id, agent, seeds[4].int(), run.eval_envs)   # deterministic acting: no draws, no counting
-    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *run.cbs], run.progress)
+    # deterministic acting: no draws, no counting
+    ev = evaluator(cfg, run.env_id, agent, seeds[4].int(), run.eval_envs)
+    return RLLearner(cfg, p.model, tn.Loader(data), p.losses, col, agent, ev, [*p.cbs, *monitor_cbs, *run.cbs],
+                     run.progress)

@@ -1,4 +1,4 @@
-"""`Step`, tree utilities over nested tensors, seeding and safe checkpoint files: the vocabulary every other module speaks.
+"""`Step`, tree utilities over nested tensors, seeding and safe checkpoint files: the words every module speaks.
 
 Docs: https://rlnb.github.io/rlnb/core.html.md"""
 
@@ -41,7 +41,8 @@ def _flat_namedtuple(t, rest) -> bool:
 def tree_map(f: Callable,                          # applied to every tensor (or array) leaf
              tree,                                 # a tensor, or nested tuples, lists, dicts and NamedTuples of them
              *rest):
-    "Apply `f` to every leaf of `tree` (and the matching leaves of `rest`), keeping the structure; `None` leaves stay `None`"
+    """Apply `f` to every leaf of `tree` (and the matching leaves of `rest`), keeping the structure; `None` leaves stay
+    `None`"""
     if isinstance(tree, _ARRAYS): return f(tree, *rest)                       # fast path: a bare tensor
     if _flat_namedtuple(tree, rest):                                           # fast path: a flat `Step`
         if not rest: return type(tree)(*[None if x is None else f(x) for x in tree])
@@ -68,7 +69,8 @@ def tree_cat(trees: Sequence,                      # trees of the same structure
 
 # %% ../nbs/00_core.ipynb #606108c3
 def tree_index(tree,                                 # a tree of tensors with a shared first dimension
-               idx):                                 # what to take along the first dimension: an int, slice, mask or index tensor
+               # what to take along the first dimension: an int, slice, mask or index tensor
+               idx):
     "Index every leaf of `tree` with `idx` (an int, slice, bool mask or index tensor) along its leading dims"
     return tree_map(lambda x: x[idx], tree)
 
@@ -85,10 +87,13 @@ def tree_to(tree,                                 # a tree of tensors
             dtype=None,                           # the target dtype of floating-point leaves (None: unchanged)
             non_blocking: bool = False):          # copy asynchronously where the device allows
     "Move every tensor leaf of `tree` to `device` (and floating leaves to `dtype` if given)"
-    if isinstance(tree, torch.Tensor) and dtype is None and (device is None or tree.device == torch.device(device)): return tree   # one tensor already there: no call (an agent's every step)
+    # one tensor already there: no call (an agent's every step)
+    if isinstance(tree, torch.Tensor) and dtype is None and (device is None or tree.device == torch.device(device)):
+        return tree
     def _to(x):
         if not isinstance(x, torch.Tensor): return x
-        return x.to(device=device, dtype=dtype if dtype is not None and x.is_floating_point() else None, non_blocking=non_blocking)
+        return x.to(device=device, dtype=dtype if dtype is not None and x.is_floating_point() else None,
+                    non_blocking=non_blocking)
     return tree_map(_to, tree)
 
 # %% ../nbs/00_core.ipynb #35a97ce9
@@ -102,14 +107,18 @@ class Step(NamedTuple):
     truncated: torch.Tensor      # [B] bool: the episode was cut (time limit), bootstrap from `next_obs`
     env_id: torch.Tensor | None = None        # [B] int: index of the env in its vector env
     n_step: torch.Tensor | None = None        # [B] int: env steps the transition spans (n-step returns); None means 1
-    version: torch.Tensor | None = None       # [B] int: the policy version that acted (a `RayCollector`'s transitions); None in one process
-    info: dict | None = None                  # {key: [B, ...]}: values kept per transition: env info (a collector's `info_keys`, float32, NaN where a row had none), or whose it is (`player`, from a `BattleCollector` whose opponent learns); None: none
+    # [B] int: the policy version that acted (a `RayCollector`'s transitions); None in one process
+    version: torch.Tensor | None = None
+    # {key: [B, ...]}: values kept per transition: env info (a collector's `info_keys`, float32, NaN where a row had
+    # none), or whose it is (`player`, from a `BattleCollector` whose opponent learns); None: none
+    info: dict | None = None
 
 # %% ../nbs/00_core.ipynb #9ec2a02e
 class Seeder:
     "Derives independent, reproducible seeds and generators from one integer `seed`"
     def __init__(self,
-                 seed: int | np.random.SeedSequence | None = None):   # an int, a numpy SeedSequence to spawn from, or None for fresh entropy
+                 # an int, a numpy SeedSequence to spawn from, or None for fresh entropy
+                 seed: int | np.random.SeedSequence | None = None):
 
         self.seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
@@ -157,8 +166,9 @@ def seed_everything(seed: int):                           # seeds Python's, nump
 def global_rng_state() -> dict:
     "The state of the global generators (torch, numpy, Python; CUDA's where present) as tensors and plain data"
     kind, keys, pos, has_gauss, cached = np.random.get_state()
-    st = dict(torch=torch.get_rng_state(), numpy=dict(kind=kind, keys=torch.from_numpy(keys.astype(np.int64)), pos=pos, has_gauss=has_gauss, cached=cached),
-              python=random.getstate())
+    st = dict(torch=torch.get_rng_state(),
+              numpy=dict(kind=kind, keys=torch.from_numpy(keys.astype(np.int64)), pos=pos, has_gauss=has_gauss,
+                         cached=cached), python=random.getstate())
     if torch.cuda.is_available(): st['cuda'] = torch.cuda.get_rng_state_all()
     return st
 
@@ -167,7 +177,8 @@ def set_global_rng_state(st: dict):                            # what `global_rn
     "Restore the global generators from `global_rng_state()` (keys it lacks are left alone)"
     if 'torch' in st: torch.set_rng_state(st['torch'])
     if 'numpy' in st:
-        n = st['numpy']; np.random.set_state((n['kind'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['cached']))
+        n = st['numpy']
+        np.random.set_state((n['kind'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['cached']))
     if 'python' in st: random.setstate(_tuples(st['python']))
     if 'cuda' in st and torch.cuda.is_available(): torch.cuda.set_rng_state_all(st['cuda'])
 
@@ -178,7 +189,8 @@ def _tuples(x):
 # %% ../nbs/00_core.ipynb #9667f72b
 def suite_threads(env=os.environ                       # the process's environment
                  ) -> int:
-    "One torch thread when the test suite runs this process (`IN_TEST` set by `nbdev-test`), unless `OMP_NUM_THREADS` says otherwise; returns torch's thread count"
+    """One torch thread when the test suite runs this process (`IN_TEST` set by `nbdev-test`), unless `OMP_NUM_THREADS`
+    says otherwise; returns torch's thread count"""
     if env.get('IN_TEST') and not env.get('OMP_NUM_THREADS'): torch.set_num_threads(1)
     return torch.get_num_threads()
 
@@ -200,14 +212,16 @@ def _umask() -> int:
 def atomic_write(path,                                 # the file to replace
                  mode: str = 'wb',                     # 'w' or 'wb' (text or bytes)
                  **kwargs):
-    "A file to write that replaces `path` whole when the block ends (flushed and fsynced), or is removed on any error; first removes killed writes' leftovers beside it"
+    """A file to write that replaces `path` whole when the block ends (flushed and fsynced), or is removed on any error;
+    first removes killed writes' leftovers beside it"""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     for old in path.parent.glob('.*.tmp'):   # left by a write that was killed: never a valid file, and often large
         if _TMP_RE.match(old.name): old.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
     try:
-        if hasattr(os, 'fchmod'): os.fchmod(fd, 0o666 & ~_umask())   # mkstemp's 0600 would hide the file from the user's group
+        # mkstemp's 0600 would hide the file from the user's group
+        if hasattr(os, 'fchmod'): os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
             f.flush(); os.fsync(f.fileno())
@@ -226,9 +240,12 @@ def package_versions() -> dict:
 def save_checkpoint(state: dict,                          # tensors and plain data only (dicts, lists, numbers, strings)
                     path                                  # the file to write, atomically
                    ) -> Path:
-    "Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint with the versions that wrote it"
-    buf = io.BytesIO()   # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
-    torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state}, buf)
+    """Write `state` (tensors and plain data) to `path` atomically, tagged as an rlnb checkpoint with the versions that
+    wrote it"""
+    # serialised first: a failed write (a full disk) is then Python's OSError, not torch's opaque RuntimeError
+    buf = io.BytesIO()
+    torch.save({'format': CHECKPOINT_FORMAT, 'version': CHECKPOINT_VERSION, 'versions': package_versions(), **state},
+               buf)
     with atomic_write(path) as f: f.write(buf.getbuffer())
     return Path(path)
 
@@ -238,23 +255,31 @@ def load_checkpoint(path,                                 # a file written by `s
                    ) -> dict:
     "Read an rlnb checkpoint from `path` without running any code from it; clear `CheckpointError`s otherwise"
     path = Path(path)
-    if not path.is_file(): raise CheckpointError(f"No checkpoint at '{path}': check the path (a run directory keeps its checkpoints in 'checkpoints/').")
+    if not path.is_file():
+        raise CheckpointError(f"No checkpoint at '{path}': check the path (a run directory keeps its checkpoints in "
+                              "'checkpoints/').")
     try: state = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as e:
         if 'Weights only load failed' in str(e) and 'GLOBAL' in str(e):   # a pickle naming a global: it would run code
-            raise CheckpointError(f"Refused to load '{path}': it holds objects other than tensors and plain data, and unpickling them could run code. "
-                                  "rlnb checkpoints never do; if you trust the file, load it yourself with torch.load(weights_only=False).") from e
+            raise CheckpointError(f"Refused to load '{path}': it holds objects other than tensors and plain data, and "
+                                  "unpickling them could run code. "
+                                  "rlnb checkpoints never do; if you trust the file, load it yourself with "
+                                  "torch.load(weights_only=False).") from e
         raise CheckpointError(f"'{path}' is not a readable checkpoint (truncated or corrupt: {type(e).__name__}). "
-                              "Use an earlier checkpoint; rlnb writes them atomically, so a complete one should be beside it.") from e
+                              "Use an earlier checkpoint; rlnb writes them atomically, so a complete one should be "
+                              "beside it.") from e
     if not isinstance(state, dict) or state.get('format') != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"'{path}' is a torch file but not an rlnb checkpoint (no format tag '{CHECKPOINT_FORMAT}'). "
+        raise CheckpointError(f"'{path}' is a torch file but not an rlnb checkpoint (no format tag "
+                              f"'{CHECKPOINT_FORMAT}'). "
                               "To load bare weights, use model.load_state_dict(torch.load(path)).")
     v = state.get('version')
     if v != CHECKPOINT_VERSION:
         by = (state.get('versions') or {}).get('rlnb')
-        fix = ('install the newer rlnb that wrote it (pip install -U rlnb)' if isinstance(v, int) and v > CHECKPOINT_VERSION
+        fix = ('install the newer rlnb that wrote it (pip install -U rlnb)' if isinstance(v, int)
+               and v > CHECKPOINT_VERSION
                else 'use it with the rlnb that wrote it, or start a new run')
-        raise CheckpointError(f"'{path}' has checkpoint version {v}{f' (written by rlnb {by})' if by else ''}; this rlnb reads version {CHECKPOINT_VERSION}: {fix}.")
+        raise CheckpointError(f"'{path}' has checkpoint version {v}{f' (written by rlnb {by})' if by else ''}; this "
+                              f"rlnb reads version {CHECKPOINT_VERSION}: {fix}.")
     return state
 
 # %% ../nbs/00_core.ipynb #2f3daeeb
@@ -271,7 +296,8 @@ NON_NEGATIVE = (lambda v: _num(v) and v >= 0, 'a finite number >= 0')
 POSITIVE_OR_NONE = (lambda v: v is None or (_num(v) and v > 0), 'None or a finite number > 0')
 FINITE_OR_NONE = (lambda v: v is None or _num(v), 'None or a finite number')
 FINITE = (_num, 'a finite number')
-LAYERS = (lambda v: isinstance(v, (tuple, list)) and len(v) > 0 and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
+LAYERS = (lambda v: isinstance(v, (tuple, list)) and len(v) > 0
+          and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
           'a non-empty tuple of positive integers')
 
 # %% ../nbs/00_core.ipynb #dba6b6af
@@ -279,7 +305,8 @@ def one_of(*choices) -> tuple: return (lambda v: v in choices, ' or '.join(map(r
 
 def check_fields(obj,                                  # the object whose fields are checked (a config dataclass)
                  **rules):
-    "Raise a `ValueError` naming the field, its value and the allowed range for the first field of `obj` that breaks its rule `(ok, allowed)`"
+    """Raise a `ValueError` naming the field, its value and the allowed range for the first field of `obj` that breaks
+    its rule `(ok, allowed)`"""
     for name, (ok, allowed) in rules.items():
         v = getattr(obj, name)
         try: good = bool(ok(v))

@@ -1,4 +1,4 @@
-"""`rlnb export RUN --onnx FILE` and `--torchscript FILE`: a trained agent's greedy acting alone (observations in; the action and the distribution's parameters out; a recurrent agent's state in and out), with its parity to torch measured on 1,000 observations
+"""`rlnb export RUN --onnx FILE` and `--torchscript FILE`: a trained agent's greedy acting, parity measured.
 
 Docs: https://rlnb.github.io/rlnb/export.html.md"""
 
@@ -17,10 +17,12 @@ __all__ = ['ActingPolicy', 'check_exportable', 'export_onnx', 'export_torchscrip
 
 # %% ../nbs/19d_export.ipynb #9bea538e
 class ActingPolicy(nn.Module):
-    "An agent's greedy acting as one module: `obs` (and a recurrent agent's state) in; the action, the selector's outputs by name, and the next state out"
-    def __init__(self, agent):                        # an `Agent` or `RecurrentAgent` (e.g. `learn.evaluator.eval_agent`)
+    """An agent's greedy acting as one module: `obs` (and a recurrent agent's state) in; the action, the selector's
+    outputs by name, and the next state out"""
+    def __init__(self, agent):                        # an `Agent` or `RecurrentAgent` (`learn.evaluator.eval_agent`)
         super().__init__()
-        self.agent, self.model, self.info_names = agent, agent.model, None   # the model as a submodule: its weights are the graph's
+        # the model as a submodule: its weights are the graph's
+        self.agent, self.model, self.info_names = agent, agent.model, None
 
     def forward(self, obs, *state):
         if self.agent.recurrent: out, state = self.agent.forward(obs, list(state))
@@ -37,7 +39,8 @@ def check_exportable(agent,                          # the agent to export
         raise ValueError(f"Export takes a policy that reads one observation tensor; this one reads "
                          f"{type(obs_example).__name__} observations "
                          f"(a board game's board and legal moves): not supported yet.")
-    if not isinstance(getattr(agent, 'model', None), nn.Module): raise ValueError(f'{type(agent).__name__} has no network to export.')
+    if not isinstance(getattr(agent, 'model', None), nn.Module):
+        raise ValueError(f'{type(agent).__name__} has no network to export.')
 
 # %% ../nbs/19d_export.ipynb #1d715eea
 def _traced_io(agent, obs_example) -> tuple:
@@ -47,7 +50,8 @@ def _traced_io(agent, obs_example) -> tuple:
     state = list(agent.model.initial_state(obs_example.shape[0])) if agent.recurrent else []
     with torch.no_grad(): pol(obs_example, *state)   # fixes the output names
     inputs = ['obs', *(f'state_{i}' for i in range(len(state)))]
-    return pol, (obs_example, *state), inputs, ['action', *pol.info_names, *(f'next_state_{i}' for i in range(len(state)))]
+    return pol, (obs_example, *state), inputs, ['action', *pol.info_names,
+                                                *(f'next_state_{i}' for i in range(len(state)))]
 
 # %% ../nbs/19d_export.ipynb #d0b77505
 def export_onnx(agent,                               # the agent to export
@@ -58,8 +62,8 @@ def export_onnx(agent,                               # the agent to export
     pol, args, inputs, outputs = _traced_io(agent, obs_example)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # torch's notes on the TorchScript-based exporter
-        torch.onnx.export(pol, args, str(path), input_names=inputs, output_names=outputs, dynamo=False, opset_version=17,
-                          dynamic_axes={n: {0: 'batch'} for n in inputs + outputs})
+        torch.onnx.export(pol, args, str(path), input_names=inputs, output_names=outputs, dynamo=False,
+                          opset_version=17, dynamic_axes={n: {0: 'batch'} for n in inputs + outputs})
     return dict(inputs=inputs, outputs=outputs)
 
 def export_torchscript(agent,                        # the agent to export
@@ -87,7 +91,8 @@ def parity(agent,                                    # the exported agent
            path,                                     # its .onnx or TorchScript .pt file
            obs: torch.Tensor                         # a batch of observations to compare on
           ) -> dict:
-    "The largest absolute difference between the file's outputs and the agent's on `obs` (and the largest output, for scale); whether discrete greedy actions are identical"
+    """The largest absolute difference between the file's outputs and the agent's on `obs` (and the largest output, for
+    scale); whether discrete greedy actions are identical"""
     pol, args, inputs, outputs = _traced_io(agent, obs)
     with torch.no_grad(): want = [t.numpy() for t in pol(*args)]
     if str(path).endswith('.onnx'):
@@ -97,8 +102,10 @@ def parity(agent,                                    # the exported agent
         with torch.no_grad(): got = [t.numpy() for t in torch.jit.load(str(path))(*args)]
     diff = max(float(np.abs(g.astype(np.float64) - w.astype(np.float64)).max()) for g, w in zip(got, want))
     scale = max(float(np.abs(w).max()) for w in want)
-    discrete = np.issubdtype(want[0].dtype, np.integer)   # a continuous action is compared by max_abs_diff, with the rest
-    return dict(max_abs_diff=diff, largest_output=scale, actions_identical=bool(np.array_equal(got[0], want[0])) if discrete else None, n=len(obs))
+    # a continuous action is compared by max_abs_diff, with the rest
+    discrete = np.issubdtype(want[0].dtype, np.integer)
+    return dict(max_abs_diff=diff, largest_output=scale, actions_identical=bool(np.array_equal(got[0], want[0]))
+                if discrete else None, n=len(obs))
 
 # %% ../nbs/19d_export.ipynb #918bd62d
 def export_learner(learn,                            # a learner (e.g. loaded from a run's checkpoint)
@@ -120,7 +127,8 @@ def export_learner(learn,                            # a learner (e.g. loaded fr
         if path is None: continue
         if fmt == 'onnx':
             try: import onnx, onnxruntime
-            except ImportError: raise ValueError('ONNX export needs onnx and onnxruntime: pip install "rlnb[export]"') from None
+            except ImportError:
+                raise ValueError('ONNX export needs onnx and onnxruntime: pip install "rlnb[export]"') from None
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         out[fmt] = dict(path=str(path), **f(agent, obs[:2], path), **parity(agent, path, obs))
     return out

@@ -1,4 +1,4 @@
-"""The speed tricks that the other notebooks rely on, kept out of their way: a fused Adam stepped straight through its kernel, gradient clipping with fewer passes, and random slots drawn ahead. Each gives torch's (or numpy's) numbers, bit for bit.
+"""The speed tricks other notebooks rely on: a fused Adam, cheaper gradient clipping, random slots drawn ahead.
 
 Docs: https://rlnb.github.io/rlnb/fast.html.md"""
 
@@ -35,25 +35,30 @@ def _fallback(trick: str, missing: list) -> bool:
     return True
 
 # %% ../nbs/00b_fast.ipynb #95748a0f
-def clip_grad_norm(params: list,          # the parameters whose gradients are rescaled (those without a gradient are skipped)
+def clip_grad_norm(params: list,          # the parameters whose gradients are rescaled (those without one skipped)
                    max_norm: float        # the largest joint L2 norm the gradients may keep
                   ) -> torch.Tensor:
-    "Rescale the gradients of `params` so their joint L2 norm is at most `max_norm`; returns the norm before (as torch's `clip_grad_norm_`)"
+    """Rescale the gradients of `params` so their joint L2 norm is at most `max_norm`; returns the norm before (as
+    torch's `clip_grad_norm_`)"""
     grads = [p.grad for p in params if p.grad is not None]
     if not grads: return torch.zeros(())
-    if _fallback('clip_grad_norm', _lacks(torch, '_foreach_norm', '_foreach_mul_')): return torch.nn.utils.clip_grad_norm_(params, max_norm, foreach=False)
+    if _fallback('clip_grad_norm', _lacks(torch, '_foreach_norm', '_foreach_mul_')):
+        return torch.nn.utils.clip_grad_norm_(params, max_norm, foreach=False)
     norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    torch._foreach_mul_(grads, (max_norm / (norm + 1e-6)).clamp(max=1.))   # by 1.0 within the bound (exact): no value read, so a GPU never waits here
+    # by 1.0 within the bound (exact): no value read, so a GPU never waits here
+    torch._foreach_mul_(grads, (max_norm / (norm + 1e-6)).clamp(max=1.))
     return norm
 
 # %% ../nbs/00b_fast.ipynb #a821e315
 def _step_hooks(opt) -> bool:
     "Whether any step hook (of `opt`, or global) is registered"
-    return bool(opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks or _optim._global_optimizer_pre_hooks or _optim._global_optimizer_post_hooks)
+    return bool(opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks or _optim._global_optimizer_pre_hooks
+                or _optim._global_optimizer_post_hooks)
 
 # %% ../nbs/00b_fast.ipynb #8b0d5c58
 class FusedAdam(torch.optim.Adam):
-    "torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step bookkeeping"
+    """torch's fused Adam, stepped straight through its kernel after the first step: the same numbers, less per-step
+    bookkeeping"""
     _lists = None   # (params, exp_avgs, exp_avg_sqs, steps) of the one group, once the state exists
 
     def __init__(self,
@@ -66,9 +71,11 @@ class FusedAdam(torch.optim.Adam):
     def _collect(self):
         "The state lists of the direct path, or None where torch's `step` must do the work"
         g = self.param_groups
-        if len(g) != 1 or g[0]['amsgrad'] or g[0]['decoupled_weight_decay'] or isinstance(g[0]['lr'], torch.Tensor): return None
+        if len(g) != 1 or g[0]['amsgrad'] or g[0]['decoupled_weight_decay'] or isinstance(g[0]['lr'], torch.Tensor):
+            return None
         ps = g[0]['params']
-        if any(p not in self.state or p.is_complex() for p in ps) or len({(p.device, p.dtype) for p in ps}) != 1: return None
+        if any(p not in self.state or p.is_complex() for p in ps) or len({(p.device, p.dtype) for p in ps}) != 1:
+            return None
         st = [self.state[p] for p in ps]
         return ps, [s['exp_avg'] for s in st], [s['exp_avg_sq'] for s in st], [s['step'] for s in st]
 
@@ -78,7 +85,8 @@ _profile_hook_step = getattr(torch.optim.Optimizer, 'profile_hook_step', lambda 
 @patch
 def step(self: FusedAdam,
          closure=None):   # as torch's: a function that recomputes the loss (takes torch's path)
-    "One Adam step: straight through the fused kernel once the state exists, else torch's `step` (with its hooks and profiler range)"
+    """One Adam step: straight through the fused kernel once the state exists, else torch's `step` (with its hooks and
+    profiler range)"""
     if closure is None and self._lists is not None and not _step_hooks(self):
         ps, exp_avgs, exp_avg_sqs, steps = self._lists
         grads = [p.grad for p in ps]
@@ -86,8 +94,9 @@ def step(self: FusedAdam,
             g = self.param_groups[0]; b1, b2 = g['betas']
             with torch.no_grad():   # what torch's `_fused_adam` does, minus its checks and grouping
                 torch._foreach_add_(steps, 1)
-                torch._fused_adam_(ps, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=g['lr'], beta1=b1, beta2=b2,
-                                   weight_decay=g['weight_decay'], eps=g['eps'], maximize=g['maximize'], grad_scale=None, found_inf=None)
+                torch._fused_adam_(ps, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=g['lr'], beta1=b1,
+                                   beta2=b2, weight_decay=g['weight_decay'], eps=g['eps'], maximize=g['maximize'],
+                                   grad_scale=None, found_inf=None)
             return None
     return self._torch_step(closure)
 
@@ -95,7 +104,8 @@ def step(self: FusedAdam,
 @_profile_hook_step
 def _torch_step(self: FusedAdam, closure=None):
     adam_step = torch.optim.Adam.step
-    loss = (adam_step.__wrapped__ if getattr(adam_step, 'hooked', False) else adam_step)(self, closure)   # not hooked twice
+    # not hooked twice
+    loss = (adam_step.__wrapped__ if getattr(adam_step, 'hooked', False) else adam_step)(self, closure)
     self._lists = self._collect()
     return loss
 
@@ -123,20 +133,25 @@ def add_param_group(self: FusedAdam,
 def adam(params,                  # the parameters to optimise
          lr: float,               # learning rate
          eps: float = 1e-8):      # Adam's ε (SB3's PPO uses 1e-5)
-    "Adam: `FusedAdam` where this torch build has what it relies on, else torch's `Adam`; the same numbers as torch's fused Adam either way"
-    missing = _lacks(torch, '_fused_adam_', '_foreach_add_') + _lacks(_optim, '_global_optimizer_pre_hooks', '_global_optimizer_post_hooks')
+    """Adam: `FusedAdam` where this torch build has what it relies on, else torch's `Adam`; the same numbers as torch's
+    fused Adam either way"""
+    missing = _lacks(torch, '_fused_adam_', '_foreach_add_') + _lacks(_optim, '_global_optimizer_pre_hooks',
+                                                                      '_global_optimizer_post_hooks')
     if _fallback('adam', missing): return torch.optim.Adam(params, lr=lr, eps=eps)
     try: return FusedAdam(params, lr=lr, eps=eps)
-    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)   # a build without fused Adam on this device
+    # a build without fused Adam on this device
+    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
 
 # %% ../nbs/00b_fast.ipynb #4cc9980e
 class DrawAhead:
     "The numbers of successive `rng.integers(0, bound, n)` calls, exactly those, from blocks drawn ahead"
     def __init__(self,
-                 rng: np.random.Generator,   # the generator the numbers come from; `settle()` before anyone else reads it
+                 # the generator the numbers come from; `settle()` before anyone else reads it
+                 rng: np.random.Generator,
                  block: int = 8192):         # numbers drawn in one call
         self.rng, self.block = rng, block
-        self._pool, self._pos, self._bound, self._mark = None, 0, 0, None   # numbers drawn ahead, how many are handed out, their bound, the state before them
+        # numbers drawn ahead, how many are handed out, their bound, the state before them
+        self._pool, self._pos, self._bound, self._mark = None, 0, 0, None
 
     def integers(self,
                  bound: int,                           # numbers are drawn from [0, bound)
@@ -146,7 +161,8 @@ class DrawAhead:
         pool, pos = self._pool, self._pos
         if pool is None or bound != self._bound or pos + n > len(pool):
             self.settle()
-            if bound != self._bound:   # a new bound (a replay still filling moves it every call): these numbers alone, no block to throw away
+            # a new bound (a replay still filling moves it every call): these numbers alone, no block to throw away
+            if bound != self._bound:
                 self._bound = bound
                 return self.rng.integers(0, bound, n)
             self._mark = self.rng.bit_generator.state
@@ -157,7 +173,8 @@ class DrawAhead:
 # %% ../nbs/00b_fast.ipynb #eb055630
 @patch
 def settle(self: DrawAhead):
-    "Put the generator where the numbers handed out so far leave it, as if each call had drawn its own (the rest of the block is dropped)"
+    """Put the generator where the numbers handed out so far leave it, as if each call had drawn its own (the rest of
+    the block is dropped)"""
     if self._pool is not None and self._pos < len(self._pool):
         self.rng.bit_generator.state = self._mark
         self.rng.integers(0, self._bound, self._pos)

@@ -1,4 +1,4 @@
-"""What a learner needs to be one of several in a `torch.distributed` process group: its rank, gradients averaged over the ranks, means over all ranks' rows, one stop for all, and rank 0 as the one that writes.
+"""One learner of several in a `torch.distributed` group: its rank, averaged gradients, one stop, one writer.
 
 Docs: https://rlnb.github.io/rlnb/group.html.md"""
 
@@ -39,22 +39,26 @@ def is_writer() -> bool:
 # %% ../nbs/02c_group.ipynb #07ab0f6f
 def free_address(host: str = '127.0.0.1'        # the interface to listen on
                 ) -> str:
-    "`host:port` with a port that is free now on `host` (loopback by default: a group on one machine listens nowhere else)"
+    """`host:port` with a port that is free now on `host` (loopback by default: a group on one machine listens nowhere
+    else)"""
     with socket.socket() as s:
         s.bind((host, 0)); return f'{host}:{s.getsockname()[1]}'
 
-BACKENDS = {'gloo': 'gloo', 'nccl': 'cpu:gloo,cuda:nccl'}   # what each `backend` of `join_group` asks of torch: a device type's collectives on its backend
+# what each `backend` of `join_group` asks of torch: a device type's collectives on its backend
+BACKENDS = {'gloo': 'gloo', 'nccl': 'cpu:gloo,cuda:nccl'}
 
 def join_group(rank: int,                          # this process's rank, 0 to `world - 1`
                world: int,                         # processes in the group
                address: str,                       # `host:port` where rank 0 listens (`free_address`)
                backend: str = 'gloo',              # 'gloo' (CPUs) or 'nccl' (CUDA GPUs)
-               timeout: float = 120.):             # seconds to wait for the others to join, and for any one collective call
+               # seconds to wait for the others to join, and for any one collective call
+               timeout: float = 120.):
     "Join the process group of `world` processes as `rank` (every member calls this; it returns once all have joined)"
     if not 0 <= rank < world: raise ValueError(f'rank must be in 0..{world - 1} for a group of {world}, got {rank}.')
     if backend not in ('gloo', 'nccl'): raise ValueError(f"backend must be 'gloo' (CPUs) or 'nccl' (CUDA GPUs), got "
                                                          f"{backend!r}.")
-    dist.init_process_group(BACKENDS[backend], init_method=f'tcp://{address}', rank=rank, world_size=world, timeout=timedelta(seconds=timeout))
+    dist.init_process_group(BACKENDS[backend], init_method=f'tcp://{address}', rank=rank, world_size=world,
+                            timeout=timedelta(seconds=timeout))
 
 def leave_group():
     "Leave the process group, if in one (safe to call twice)"
@@ -98,18 +102,24 @@ def group_randn(shape: tuple,                      # `(rows, ...)`: this rank's 
                 generator: torch.Generator | None = None,   # the draws' generator (the same state on every rank)
                 device=None                        # where the draws are made (the generator's device)
                ) -> torch.Tensor:
-    "Standard normal draws of `shape`; in a learner group, this rank's rows of one draw for every rank's rows (the numbers one learner of them all would draw)"
+    """Standard normal draws of `shape`; in a learner group, this rank's rows of one draw for every rank's rows (the
+    numbers one learner of them all would draw)"""
     if not in_group(): return torch.randn(shape, generator=generator, device=device)
     rows = shape[0]
-    return torch.randn((rows * world_size(), *shape[1:]), generator=generator, device=device)[rank() * rows:(rank() + 1) * rows]
+    return torch.randn((rows * world_size(), *shape[1:]), generator=generator,
+                       device=device)[rank() * rows:(rank() + 1) * rows]
 
 # %% ../nbs/02c_group.ipynb #c7078d2b
 class GradSync(Callback):
-    "In a learner group: average the gradients of the loss being stepped over the ranks, each bucket of about `bucket_mb` MB all-reduced as soon as backward has made it (overlapping the rest of backward), all waited for before clipping and the step"
+    """In a learner group: average the gradients of the loss being stepped over the ranks, each bucket of about
+    `bucket_mb` MB all-reduced as soon as backward has made it (overlapping the rest of backward), all waited for
+    before clipping and the step"""
     order = -100   # first in after_backward
     def __init__(self,
-                 bucket_mb: float = 4.):               # the size of the buckets of gradients sent in one all-reduce each
-        self.bucket_bytes, self.seconds, self.calls, self.early, self._plans, self._armed, self._sent = bucket_mb * 2**20, 0., 0, 0, {}, None, []
+                 # the size of the buckets of gradients sent in one all-reduce each
+                 bucket_mb: float = 4.):
+        self.bucket_bytes, self.seconds, self.calls = bucket_mb * 2**20, 0., 0
+        self.early, self._plans, self._armed, self._sent = 0, {}, None, []
 
     def before_backward(self):
         if not in_group(): return
@@ -119,21 +129,27 @@ class GradSync(Callback):
     def after_backward(self):
         if not in_group(): return
         t0, buckets, self._armed = time.perf_counter(), self._armed, None
-        for b in buckets:   # a bucket that backward did not complete (a parameter without a gradient): sent now, in the same order on every rank
-            if b.ready < len(b.params) and (grads := [p.grad for p in b.params if p.grad is not None]): self._send(grads)
+        # a bucket that backward did not complete (a parameter without a gradient): sent now, in the same order on every
+        # rank
+        for b in buckets:
+            if b.ready < len(b.params) and (grads := [p.grad for p in b.params if p.grad is not None]):
+                self._send(grads)
         for work, flat, grads in self._sent:
             work.wait()
-            for g, avg in zip(grads, torch._utils._unflatten_dense_tensors(flat.div_(world_size()), grads)): g.copy_(avg)
+            for g, avg in zip(grads, torch._utils._unflatten_dense_tensors(flat.div_(world_size()), grads)):
+                g.copy_(avg)
         self.seconds += time.perf_counter() - t0; self.calls += 1
 
 # %% ../nbs/02c_group.ipynb #f5d89e38
 @patch
 def _plan(self: GradSync, u) -> list:
-    "The buckets of loss `u`'s parameters, made once: backward's order (the reverse of `params`, roughly), a hook on each parameter counting its gradient in"
+    """The buckets of loss `u`'s parameters, made once: backward's order (the reverse of `params`, roughly), a hook on
+    each parameter counting its gradient in"""
     if id(u) in self._plans: return self._plans[id(u)]
     buckets = self._plans[id(u)] = []
     for p in reversed(list(u.params)):
-        if not buckets or buckets[-1].bytes >= self.bucket_bytes: buckets.append(SimpleNamespace(params=[], bytes=0, ready=0))
+        if not buckets or buckets[-1].bytes >= self.bucket_bytes:
+            buckets.append(SimpleNamespace(params=[], bytes=0, ready=0))
         b = buckets[-1]; b.params.append(p); b.bytes += p.numel() * p.element_size()
         p.register_post_accumulate_grad_hook(lambda p, b=b, buckets=buckets: self._ready(buckets, b))
     return buckets
@@ -157,13 +173,16 @@ _REASONS = ('interrupted', 'terminated')
 
 def request_group_stop(reason: str = 'interrupted'    # 'interrupted' (SIGINT) or 'terminated' (SIGTERM)
                       ):
-    "Ask this process's learner to stop after the batch that every rank agrees on (`GroupSync`): `reason` 'interrupted' (SIGINT) or 'terminated' (SIGTERM)"
+    """Ask this process's learner to stop after the batch that every rank agrees on (`GroupSync`): `reason`
+    'interrupted' (SIGINT) or 'terminated' (SIGTERM)"""
     if reason not in _REASONS: raise ValueError(f"reason must be one of {_REASONS}, got {reason!r}.")
     _ASKED['reason'] = reason
 
 # %% ../nbs/02c_group.ipynb #cb8e51e2
 class GroupSync(Callback):
-    "In a learner group, before each batch: every rank's env-step count set to the run's over the ranks (`total`: all ranks' steps), and, if any rank was asked to stop (`request_group_stop`, or `request_stop` on its learner), this batch the last on all"
+    """In a learner group, before each batch: every rank's env-step count set to the run's over the ranks (`total`: all
+    ranks' steps), and, if any rank was asked to stop (`request_group_stop`, or `request_stop` on its learner), this
+    batch the last on all"""
     order = -200   # before anything reads the count
     def __init__(self): self.seconds, self.total = 0., 0
 
@@ -171,16 +190,19 @@ class GroupSync(Callback):
         try: self.learn.count('env_step')   # finds the stage that counts env steps (a collector), if the data has one
         except ValueError: pass
         self._counter = getattr(self.learn, '_env_counter', None)
-        self._base = self.total // world_size()   # the count as last agreed (a resumed run's: as saved, though its collector may not hold it yet)
+        # the count as last agreed (a resumed run's: as saved, though its collector may not hold it yet)
+        self._base = self.total // world_size()
 
     def before_batch(self):
         if not in_group(): return
         t0, stop, c = time.perf_counter(), self.learn.stop, self._counter
         asked = _ASKED['reason'] or (stop.reason if stop is not None and stop.interrupt else None)
-        mine = torch.tensor([asked == 'interrupted', asked == 'terminated', c.env_step - self._base if c is not None else 0], dtype=torch.int64)
+        mine = torch.tensor([asked == 'interrupted', asked == 'terminated', c.env_step - self._base if c is not None
+                             else 0], dtype=torch.int64)
         dist.all_reduce(mine)
         if c is not None: self.total += int(mine[2]); c.env_step = self._base = self.total // world_size()
-        if mine[0] or mine[1]: self.learn.stop, _ASKED['reason'] = Stop(_REASONS[0 if mine[0] else 1], interrupt=True), None
+        if mine[0] or mine[1]:
+            self.learn.stop, _ASKED['reason'] = Stop(_REASONS[0 if mine[0] else 1], interrupt=True), None
         self.seconds += time.perf_counter() - t0
 
     def state_dict(self) -> dict: return dict(total=self.total)

@@ -1,4 +1,4 @@
-"""`rlnb export RUN --hub DIR`: a run's agent as a folder the Hugging Face Hub takes (weights as safetensors, `config.json`, a model card with its evaluation in the model-index format, the learning curve, a replay), `--push REPO_ID` to upload it, and `load_agent(DIR)` or `load_agent('hf://user/repo')` to act with it again
+"""`rlnb export RUN --hub DIR`: a run's agent as a Hugging Face Hub folder, `--push` to upload, `load_agent`.
 
 Docs: https://rlnb.github.io/rlnb/hub.html.md"""
 
@@ -20,7 +20,8 @@ __all__ = ['model_card', 'hub_folder', 'hub_path', 'is_hub_folder', 'agent_from_
 _CARD = """
 # {algo} on {env}
 
-A `{algo}` agent trained with [rlnb](https://github.com/rlnb/rlnb) {version} on `{env}` (seed {seed}, {steps:,} env steps).
+A `{algo}` agent trained with [rlnb](https://github.com/rlnb/rlnb) {version} on `{env}`
+(seed {seed}, {steps:,} env steps).
 
 **Evaluation**: mean return {mean:.2f} +/- {std:.2f} over {episodes} deterministic episodes.
 
@@ -48,27 +49,37 @@ def model_card(meta: dict,                           # the run's identity (`conf
     "A `huggingface_hub.ModelCard` for the agent of run `meta`, with its evaluation as model-index metadata"
     from huggingface_hub import ModelCard, ModelCardData, EvalResult
     algo, env = meta['algo'], meta['env']
-    data = ModelCardData(library_name='rlnb', tags=['reinforcement-learning', 'rlnb', algo, env.replace('/', '-')], model_name=f'{algo}-{env}',
-                         eval_results=[EvalResult(task_type='reinforcement-learning', task_name='reinforcement-learning', dataset_type=env, dataset_name=env,
-                                                  metric_type='mean_reward', metric_name='mean_reward', metric_value=f'{result.mean:.2f} +/- {result.std:.2f}')])
-    body = _CARD.format(algo=algo, env=env, version=rlnb.__version__, seed=meta['seed'], steps=meta['config']['total_steps'], mean=result.mean, std=result.std, episodes=episodes,
+    data = ModelCardData(library_name='rlnb', tags=['reinforcement-learning', 'rlnb', algo, env.replace('/', '-')],
+                         model_name=f'{algo}-{env}', eval_results=[EvalResult(task_type='reinforcement-learning',
+                                                  task_name='reinforcement-learning', dataset_type=env,
+                                                  dataset_name=env,
+                                                  metric_type='mean_reward', metric_name='mean_reward',
+                                                  metric_value=f'{result.mean:.2f} +/- {result.std:.2f}')])
+    body = _CARD.format(algo=algo, env=env, version=rlnb.__version__, seed=meta['seed'],
+                        steps=meta['config']['total_steps'], mean=result.mean, std=result.std, episodes=episodes,
                         files=', '.join(f'`{f}`' for f in files))
     return ModelCard(f'---\n{data.to_yaml()}\n---\n{body}')
 
 # %% ../nbs/19e_hub.ipynb #51b4f6f2
 def hub_folder(run_dir,                              # a run directory written by `rlnb train`
                out,                                  # the folder to write (made; refused if it holds files)
-               checkpoint=None,                      # the checkpoint to share (default: the run's best.pt, else its newest)
+               # the checkpoint to share (default: the run's best.pt, else its newest)
+               checkpoint=None,
                episodes: int = 20,                   # evaluation episodes for the card
                seed: int = 10_000                    # seeds the evaluation episodes
               ) -> Path:
     "Write the agent of run `run_dir` as a folder to share on the Hugging Face Hub"
     try: from safetensors.torch import save_model; import huggingface_hub
-    except ImportError: raise ValueError(f'{said("hub")} needs huggingface_hub and safetensors: pip install "rlnb[hub]"') from None
+    except ImportError:
+        raise ValueError(f'{said("hub")} needs huggingface_hub and safetensors: pip install "rlnb[hub]"') from None
     run_dir, out = Path(run_dir), Path(out)
-    if not run_dir.is_dir(): raise ValueError(f"{said('hub')} shares a run: give its run directory (with its curve and summary), not {run_dir}.")
-    if out.exists() and any(out.iterdir()): raise ValueError(f"{said('hub', str(out))} holds files already: name an empty or new folder.")
-    ck = Path(checkpoint) if checkpoint else run_dir/'best.pt' if (run_dir/'best.pt').is_file() else newest_checkpoint(run_dir)[0]
+    if not run_dir.is_dir():
+        raise ValueError(f"{said('hub')} shares a run: give its run directory (with its curve and summary), not "
+                         f"{run_dir}.")
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"{said('hub', str(out))} holds files already: name an empty or new folder.")
+    ck = (Path(checkpoint) if checkpoint else run_dir/'best.pt' if (run_dir/'best.pt').is_file()
+          else newest_checkpoint(run_dir)[0])
     out.mkdir(parents=True, exist_ok=True)
     with loaded_learner(ck) as learn:
         meta, ev = learn.meta, learn.evaluator
@@ -76,7 +87,9 @@ def hub_folder(run_dir,                              # a run directory written b
         save_model(learn.model, str(out/'model.safetensors'))
     (out/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
     if (run_dir/'learning_curve.png').exists(): shutil.copy(run_dir/'learning_curve.png', out/'learning_curve.png')
-    if videos := sorted(run_dir.glob('videos/best-*.mp4')) or sorted(run_dir.glob('videos/*.mp4')): shutil.copy(videos[0], out/'replay.mp4')   # the best episode
+    # the best episode
+    if videos := sorted(run_dir.glob('videos/best-*.mp4')) or sorted(run_dir.glob('videos/*.mp4')):
+        shutil.copy(videos[0], out/'replay.mp4')
     files = sorted(p.name for p in out.iterdir()) + ['README.md']
     model_card(meta, result, episodes, files).save(out/'README.md')
     return out
@@ -93,7 +106,8 @@ def hub_path(spec                                    # a folder, or `hf://USER/R
                                             "id and the network (HF_HUB_OFFLINE unset).") from None
 
 def is_hub_folder(path                               # what `load_agent` was given
-                 ) -> bool: return str(path).startswith('hf://') or (Path(path)/'model.safetensors').is_file()   # what `load_agent` asks
+                 # what `load_agent` asks
+                 ) -> bool: return str(path).startswith('hf://') or (Path(path)/'model.safetensors').is_file()
 
 # %% ../nbs/19e_hub.ipynb #6eb8bf7e
 def agent_from_folder(spec):                         # a folder written by `hub_folder`, or `hf://USER/REPO`

@@ -1,4 +1,4 @@
-"""`Learner`: a model, an optimizer, a data source, a loss and callbacks, fitted batch by batch with events around every stage, and saved or loaded in one safe file.
+"""`Learner`: a model, an optimizer, data, a loss and callbacks, fitted batch by batch and saved in one safe file.
 
 Docs: https://rlnb.github.io/rlnb/learner.html.md"""
 
@@ -15,8 +15,8 @@ from typing import Callable
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from .core import (Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint, CheckpointError,
-                       rng_state, set_rng_state, global_rng_state, set_global_rng_state)
+from .core import (Seeder, check_fields, POSITIVE_INT, POSITIVE_OR_NONE, save_checkpoint, load_checkpoint,
+                       CheckpointError, rng_state, set_rng_state, global_rng_state, set_global_rng_state)
 from .loop import (Loop, Cycle, CancelFitException, CancelBatchException, CancelBackwardException,
                        CancelStepException)
 from .callback import Callback, Metrics, Stop
@@ -52,7 +52,8 @@ class LinearData(tn.BaseNode):
 # %% ../nbs/03_learner.ipynb #c4150590
 def pipeline(data                                      # a data source: a Loader, a node, a list...
             ) -> list:
-    "The stages of a data pipeline, from `data` back to its start: `data` itself, a Loader's `root`, then each node's `source`"
+    """The stages of a data pipeline, from `data` back to its start: `data` itself, a Loader's `root`, then each node's
+    `source`"""
     out, x, seen = [], data, set()
     while x is not None and id(x) not in seen:
         seen.add(id(x)); out.append(x)
@@ -71,13 +72,15 @@ class Learner(Loop):
     def __init__(self,
                  model: nn.Module,                # the model to train (the very object agents act with), checkpointed
                  data: Iterable,                  # batches: a list, DataLoader, torchdata Loader or node, ...
-                 loss_func: Callable | None = None,   # `loss_func(pred, y) -> scalar`: the one loss (None: `LossCallback`s)
+                 # `loss_func(pred, y) -> scalar`: the one loss (None: `LossCallback`s)
+                 loss_func: Callable | None = None,
                  opt_func: Callable = torch.optim.Adam,  # `opt_func(params, lr=lr)` builds the optimizer of `loss_func`
                  lr: float = 1e-3,                # learning rate handed to `opt_func`
                  cbs=(),                          # callbacks, attached in order (`LossCallback`s among them are losses)
                  get_x: Callable | None = None,   # batch -> model input; default: a tuple's `batch[0]`, else the batch
                  get_y: Callable | None = None,   # batch -> loss target; default: a tuple's `batch[1]`, else the batch
-                 max_grad_norm: float | None = None,   # clip the gradient norm of `loss_func`'s update (None: no clipping)
+                 # clip the gradient norm of `loss_func`'s update (None: no clipping)
+                 max_grad_norm: float | None = None,
                  inner=()):                       # further inner loops whose events callbacks here may hear
         if not isinstance(data, Iterable):
             raise TypeError(f"data must be an iterable of batches (a list, a DataLoader, a torchdata.nodes Loader or "
@@ -90,7 +93,8 @@ class Learner(Loop):
         self.meta = {}   # plain data saved with checkpoints (what was trained, on what); a mismatch on load is refused
         self.losses, self.loss_cb = [], None
         own = [] if loss_func is None else [ModelLoss(model, loss_func, opt_func, lr, get_x, get_y, max_grad_norm)]
-        super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])], inner=[x for x in pipeline(data) if isinstance(x, Loop)] + list(inner))
+        super().__init__([*own, *(cbs if isinstance(cbs, (list, tuple)) else [cbs])],
+                         inner=[x for x in pipeline(data) if isinstance(x, Loop)] + list(inner))
         if not self.losses: raise ValueError("A Learner needs a loss: pass loss_func (one loss on the model's "
                                              "prediction) or LossCallbacks in cbs.")
 
@@ -102,12 +106,12 @@ def _rebuild(self: Learner):
 
 @patch
 def count(self: Learner,
-          unit: str                                  # 'batch' (its steps, `opt_step`) or 'env_step' (its data's, if a stage counts them)
+          unit: str                                  # 'batch' (`opt_step`) or 'env_step' (its data's, if counted)
          ) -> int:
-    "How many `unit`s the learner has done, for its callbacks' cycles: its steps, or the env steps of the collector its data comes from"
+    "How many `unit`s the learner has done, for its callbacks' cycles: its steps, or its collector's env steps"
     if unit == 'batch': return self.opt_step
     if unit == 'env_step':
-        if getattr(self, '_env_counter', None) is None:   # found once: the first stage of the data pipeline that counts env steps (a collector)
+        if getattr(self, '_env_counter', None) is None:   # found once: the first pipeline stage that counts them
             self._env_counter = next((x for x in pipeline(self.data) if hasattr(x, 'env_step')), None)
         if self._env_counter is not None: return self._env_counter.env_step
     return Loop.count(self, unit)
@@ -150,9 +154,11 @@ def _fit(self: Learner):
         for self.batch_idx in range(self.n_batches):
             self.batch = self._next_batch()
             self._with_events('batch', self._do_batch, CancelBatchException)
-            if self.stop is not None: raise CancelFitException()   # asked during the batch, acted on between: state whole
+            # asked during the batch, acted on between: state whole
+            if self.stop is not None: raise CancelFitException()
     except KeyboardInterrupt:
-        reason = self.stop.reason if self.stop is not None else 'interrupted'   # the signal that asked first, or a Ctrl-C
+        # the signal that asked first, or a Ctrl-C
+        reason = self.stop.reason if self.stop is not None else 'interrupted'
         self.stop = Stop(reason, interrupt=True, whole=False)
         raise CancelFitException() from None
 
@@ -167,14 +173,16 @@ def _next_batch(self: Learner):
     self._it = iter(self.data)
     try: return next(self._it)
     except StopIteration:
-        raise ValueError(f"The data source {type(self.data).__name__} yields no batches (empty, or a generator that is used up); "
+        raise ValueError(f"The data source {type(self.data).__name__} yields no batches (empty, or a generator that is "
+                         "used up); "
                          "pass a re-iterable source such as a list, a DataLoader or a torchdata Loader.") from None
 
 # %% ../nbs/03_learner.ipynb #0b154884
 @patch
 def request_stop(self: Learner,
                  reason: str = 'interrupted'):         # the `Stop`'s reason
-    "Ask the running `fit` to stop after the current batch: `learn.stop` says so at once, and `fit` then raises `KeyboardInterrupt`, with the state whole"
+    """Ask the running `fit` to stop after the current batch: `learn.stop` says so at once, and `fit` then raises
+    `KeyboardInterrupt`, with the state whole"""
     self.stop = Stop(reason, interrupt=True)
 
 # %% ../nbs/03_learner.ipynb #6831a3e8
@@ -190,7 +198,8 @@ def _do_batch(self: Learner):
         self._check_finite(u)
         try:
             self('before_backward')
-            self.loss.backward(inputs=u.params)   # into this loss's parameters only: an actor's loss leaves the critic's gradients alone
+            # into this loss's parameters only: an actor's loss leaves the critic's gradients alone
+            self.loss.backward(inputs=u.params)
             try:
                 self('after_backward')
                 u.step()
@@ -202,13 +211,16 @@ def _do_batch(self: Learner):
 # %% ../nbs/03_learner.ipynb #3ce7b6e2
 @patch
 def _check_finite(self: Learner, u: LossCallback):
-    "Raise before backward if the loss is NaN or inf (where a read would stall a device, an assert raised at the next read)"
+    """Raise before backward if the loss is NaN or inf (where a read would stall a device, an assert raised at the next
+    read)"""
     which = f"The loss '{u.name}'" if len(self.losses) > 1 else 'The loss'
-    fix = "check the data for NaN/inf, lower the learning rate, or clip gradients. The weights were not updated with it."
+    fix = ("check the data for NaN/inf, lower the learning rate, or clip gradients. The weights were not updated with "
+           "it.")
     if self.metrics.defer or (self.metrics.defer is None and self.loss.device.type != 'cpu'):
         return torch._assert_async(torch.isfinite(self.loss).all(), f"{which} is not finite at batch {self.batch_idx} "
                                                                     f"(opt_step {self.opt_step}): {fix}")
-    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return   # item(): cheap
+    # item(): cheap
+    if math.isfinite(self.loss.item()) if self.loss.numel() == 1 else torch.isfinite(self.loss).all(): return
     raise FloatingPointError(f"{which} is {self.loss.item() if self.loss.numel() == 1 else self.loss} at batch "
                              f"{self.batch_idx} (opt_step {self.opt_step}): {fix}")
 
@@ -234,11 +246,14 @@ def save(self: Learner,
         ) -> Path | None:
     "Write the whole training state to `path` (atomically) and return the path; in a group, rank 0 writes every rank's"
     named = list(zip(self._cb_names(), self.cbs))
-    state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch), metrics=self.metrics.state_dict(),
-                 callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},   # losses' optimizers too
+    state = dict(model=self.model.state_dict(), learner=dict(opt_step=self.opt_step, epoch=self.epoch),
+                 metrics=self.metrics.state_dict(),
+                 # losses' optimizers too
+                 callbacks={n: cb.state_dict() for n, cb in named if hasattr(cb, 'state_dict')},
                  cycles={n: dict(self.cycle_state(cb)) for n, cb in named if getattr(cb, 'cycle', None) is not None},
                  data=_data_state(self.data), rng=global_rng_state(), meta=dict(self.meta))
-    if in_group():   # the weights, optimizers and callbacks are the same on every rank; envs, replay, generators its own
+    # the weights, optimizers and callbacks are the same on every rank; envs, replay, generators its own
+    if in_group():
         every = gather_states(dict(data=state['data'], rng=state['rng']))
         if not is_writer(): return None
         state['ranks'] = every[1:]
@@ -246,7 +261,8 @@ def save(self: Learner,
 
 # %% ../nbs/03_learner.ipynb #2f2dac66
 def _rank_state(state: dict, path) -> dict:
-    "This process's part of checkpoint `state`: rank 0's as saved; another rank's data and RNG states from `ranks`; outside a group, a group's checkpoint without its data state (its envs were a share of the run's)"
+    """This process's part of checkpoint `state`: rank 0's as saved; another rank's data and RNG states from `ranks`;
+    outside a group, a group's checkpoint without its data state (its envs were a share of the run's)"""
     ranks = state.get('ranks')
     saved = 1 + len(ranks or ())   # the learners that saved it
     if in_group() and saved != world_size():
@@ -268,7 +284,10 @@ def _check_fits(self: Learner, state: dict, path):
                                       "`ExperienceReplay.load`).")
     theirs = state.get('meta', {})
     clash = {k: (theirs[k], v) for k, v in self.meta.items() if k in theirs and theirs[k] != v}
-    if clash: raise CheckpointError(f"'{path}' was saved by a different run: " + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items()) + '. Load it with a matching learner.')
+    if clash:
+        raise CheckpointError(f"'{path}' was saved by a different run: "
+                              + ', '.join(f'{k} {a!r} there, {b!r} here' for k, (a, b) in clash.items())
+                              + '. Load it with a matching learner.')
     mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items()}
     saved = {k: tuple(v.shape) for k, v in state['model'].items()}
     if mine != saved:
@@ -277,7 +296,8 @@ def _check_fits(self: Learner, state: dict, path):
         raise CheckpointError(f"'{path}' holds weights for a different model (missing {missing}, unexpected {extra}, "
                               f"shape mismatches {shapes}); "
                               "build the learner with the model the checkpoint was saved from.")
-    lost = [n for n, cb in zip(self._cb_names(), self.cbs) if isinstance(cb, LossCallback) and n not in state['callbacks']]
+    lost = [n for n, cb in zip(self._cb_names(), self.cbs) if isinstance(cb, LossCallback)
+            and n not in state['callbacks']]
     if lost: raise CheckpointError(f"'{path}' has no optimizer state for the loss(es) {lost}: it was saved by a "
                                    "learner with other losses.")
 
@@ -298,7 +318,8 @@ def _check_part(self: Learner, state: dict, path, optimizer: bool, modules, stri
     prefixes = [m + '.' for m in modules] if modules is not None else ['']
     mine = {k: tuple(v.shape) for k, v in self.model.state_dict().items() if k.startswith(tuple(prefixes))}
     saved = {k: tuple(v.shape) for k, v in state['model'].items() if k.startswith(tuple(prefixes))}
-    shapes = [f'{k}: {saved[k]} there, {mine[k]} here' for k in sorted(mine.keys() & saved.keys()) if mine[k] != saved[k]]
+    shapes = [f'{k}: {saved[k]} there, {mine[k]} here' for k in sorted(mine.keys() & saved.keys())
+              if mine[k] != saved[k]]
     if shapes: raise CheckpointError(f"'{path}' holds weights of other shapes ({'; '.join(shapes)}): load the modules "
                                      "whose shapes match (modules=[...]).")
     if strict and mine.keys() != saved.keys():
@@ -311,7 +332,8 @@ def _check_part(self: Learner, state: dict, path, optimizer: bool, modules, stri
 # %% ../nbs/03_learner.ipynb #8c860041
 @patch
 def _load_weights(self: Learner, sd: dict, path, modules=None, strict: bool = True):
-    "Load the checkpoint's model weights `sd` into the model, or into the submodules `modules`; with `strict=False`, only the names both have"
+    """Load the checkpoint's model weights `sd` into the model, or into the submodules `modules`; with `strict=False`,
+    only the names both have"""
     have = dict(self.model.named_modules())
     for m in (modules if modules is not None else ['']):
         p = m + '.' if m else ''
@@ -331,7 +353,9 @@ def _load_callbacks(self: Learner, state: dict, path, others: bool = True, losse
         if n in saved and hasattr(cb, 'load_state_dict'): cb.load_state_dict(saved[n])
         elif hasattr(cb, 'state_dict'): warnings.warn(f"'{path}' has no state for callback '{n}': it starts fresh.")
     if others:
-        for n in sorted((saved.keys() | state.get('cycles', {}).keys()) - set(names)): warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not restored.")
+        for n in sorted((saved.keys() | state.get('cycles', {}).keys()) - set(names)):
+            warnings.warn(f"'{path}' has state for callback '{n}', which this learner does not have: it was not "
+                          "restored.")
 
 @patch
 def _load_cycles(self: Learner, state: dict):
@@ -339,7 +363,8 @@ def _load_cycles(self: Learner, state: dict):
     saved = state.get('cycles', {})
     for n, cb in zip(self._cb_names(), self.cbs):
         c = getattr(cb, 'cycle', None)
-        if c is not None: self.cycle_state(cb).update(saved.get(n) or dict(mark=self.count(c.unit) // c.every, open=True))
+        if c is not None:
+            self.cycle_state(cb).update(saved.get(n) or dict(mark=self.count(c.unit) // c.every, open=True))
 
 # %% ../nbs/03_learner.ipynb #abbbbe49
 @patch
@@ -348,10 +373,12 @@ def load(self: Learner,
          map_location='cpu',                   # where its tensors are loaded
          optimizer: bool = True,               # restore the losses' optimizer states (False: they start fresh)
          callbacks: bool = True,               # restore the other callbacks' states and schedules (False: fresh)
-         modules=None,                         # the model's submodules to load, e.g. `['encoder']` (None: the whole model)
+         # the model's submodules to load, e.g. `['encoder']` (None: the whole model)
+         modules=None,
          strict: bool = True):                 # weights must match name for name (False: the others skipped, warned)
     "Restore the state `save` wrote: all of it by default (the next `fit` continues exactly); the switches restore less"
-    state, whole = _rank_state(load_checkpoint(path, map_location=map_location), path), optimizer and callbacks and modules is None and strict
+    state = _rank_state(load_checkpoint(path, map_location=map_location), path)
+    whole = optimizer and callbacks and modules is None and strict
     if whole: self._check_fits(state, path)   # before anything changes: a wrong file leaves the learner as it was
     else: self._check_part(state, path, optimizer, modules, strict)
     self._load_weights(state['model'], path, modules, strict)
@@ -367,7 +394,8 @@ def load(self: Learner,
     if callbacks or optimizer: self._load_callbacks(state, path, others=callbacks, losses=optimizer)
     if whole: self._load_cycles(state)   # after the counts they are measured against
     for cb in self.cbs:
-        if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()   # derived state, rebuilt from the loaded
+        # derived state, rebuilt from the loaded
+        if callable(getattr(type(cb), 'restore_state', None)): cb.restore_state()
     return self
 
 # %% ../nbs/03_learner.ipynb #fda8cdfd
@@ -376,7 +404,8 @@ _STOP_REASONS = {signal.SIGINT: 'interrupted', signal.SIGTERM: 'terminated'}
 # %% ../nbs/03_learner.ipynb #b4e989f6
 @contextmanager
 def stop_on_signals(learn: Learner):                     # the learner whose fit a Ctrl-C or SIGTERM should stop
-    "Within: the first SIGINT or SIGTERM calls `learn.request_stop('interrupted' | 'terminated')`, a second raises `KeyboardInterrupt` at once (main thread only)"
+    """Within: the first SIGINT or SIGTERM calls `learn.request_stop('interrupted' | 'terminated')`, a second raises
+    `KeyboardInterrupt` at once (main thread only)"""
     if threading.current_thread() is not threading.main_thread(): yield learn; return
     def handler(sig, frame):
         if learn.stop is None: learn.request_stop(_STOP_REASONS[sig]); return
@@ -390,9 +419,11 @@ def stop_on_signals(learn: Learner):                     # the learner whose fit
 # %% ../nbs/03_learner.ipynb #f2035aaf
 @patch
 def close(self: Learner):
-    "Close the loops along the data pipeline and the callbacks that can be closed (env workers, writers); safe to call twice"
+    """Close the loops along the data pipeline and the callbacks that can be closed (env workers, writers); safe to call
+    twice"""
     for x in [*self.loops()[1:], *self.cbs]:
-        if callable(getattr(type(x), 'close', None)): x.close()   # the class's: a callback's unknown attributes are its loop's
+        # the class's: a callback's unknown attributes are its loop's
+        if callable(getattr(type(x), 'close', None)): x.close()
 
 @patch
 def __enter__(self: Learner): return self
@@ -403,7 +434,8 @@ def __exit__(self: Learner, *exc): self.close()
 
 @patch
 def restore_data(self: Learner):
-    "Restore the data pipeline's nodes to the state `load` read, now rather than at the next batch, without drawing an item"
+    """Restore the data pipeline's nodes to the state `load` read, now rather than at the next batch, without drawing an
+    item"""
     st = self._loaded_data
     if st is None: return self
     if isinstance(self.data, tn.Loader): self.data.root.reset(st['root'])   # not `iter`: a Loader looks one item ahead

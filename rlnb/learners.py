@@ -1,4 +1,4 @@
-"""`LearnerGroup`: N learner processes in one `torch.distributed` process group, started and watched as Ray actors; what each of them runs, how they stop together, and what happens when one dies.
+"""`LearnerGroup`: N learner processes in one `torch.distributed` group, run and watched as Ray actors.
 
 Docs: https://rlnb.github.io/rlnb/learners.html.md"""
 
@@ -19,7 +19,8 @@ __all__ = ['Member', 'LearnerGroupError', 'LearnerGroup']
 
 # %% ../nbs/07d_learners.ipynb #ef190900
 class Member:
-    "What one Ray actor of a `LearnerGroup` runs: it joins the process group, then runs the functions it is given; a stop may be asked while one runs (the actor has two threads)"
+    """What one Ray actor of a `LearnerGroup` runs: it joins the process group, then runs the functions it is given; a
+    stop may be asked while one runs (the actor has two threads)"""
     def address(self,
                 local: bool                       # a cluster on this machine: loopback
                ) -> str:
@@ -36,7 +37,8 @@ class Member:
             ) -> int:
         "Join the group as `rank` (with `threads` torch threads, if given); this process's id"
         if threads: torch.set_num_threads(threads)
-        if address.startswith('127.'): os.environ.setdefault('GLOO_SOCKET_IFNAME', 'lo')   # on one machine, the group talks over loopback only
+        # on one machine, the group talks over loopback only
+        if address.startswith('127.'): os.environ.setdefault('GLOO_SOCKET_IFNAME', 'lo')
         join_group(rank, world, address, backend)
         return os.getpid()
 
@@ -64,17 +66,21 @@ class LearnerGroupError(RuntimeError):
     "A learner of a `LearnerGroup` died (its process ended): the group was ended with it"
 
 class LearnerGroup:
-    "`n` learner processes in one torch.distributed process group, as Ray actors: `run(fn, ...)` in all of them; when one dies or raises, all end"
+    """`n` learner processes in one torch.distributed process group, as Ray actors: `run(fn, ...)` in all of them; when
+    one dies or raises, all end"""
     def __init__(self,
                  n: int,                             # learners
                  backend: str | None = None,         # 'gloo' or 'nccl' (None: NCCL with GPUs, gloo without)
                  threads: int | None = None,         # torch threads of each learner (None: torch's default)
                  num_cpus: float = 1,                # CPUs Ray reserves for each learner
                  num_gpus: float = 0,                # GPUs Ray gives each learner (NCCL's backend wants 1)
-                 extra_cpus: int = 0,                # CPUs a new local Ray instance needs beside the learners' (their runners')
+                 # CPUs a new local Ray instance needs beside the learners' (their runners')
+                 extra_cpus: int = 0,
                  timeout: float = 120.):             # seconds for the learners to start and join
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f'A learner group needs at least one learner, got n = {n!r}.')
-        self.n, self.backend, self.threads, self.timeout = n, backend or ('nccl' if num_gpus else 'gloo'), threads, timeout
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f'A learner group needs at least one learner, got n = {n!r}.')
+        self.n, self.backend = n, backend or ('nccl' if num_gpus else 'gloo')
+        self.threads, self.timeout = threads, timeout
         self.options, self.extra_cpus = dict(num_cpus=num_cpus, num_gpus=num_gpus), extra_cpus
         self.actors, self.pids, self.own_ray = None, None, False
 
@@ -96,7 +102,8 @@ def close(self: LearnerGroup):
 # %% ../nbs/07d_learners.ipynb #deba4ff0
 @patch
 def _results(self: LearnerGroup, refs: list, what: str, timeout: float | None = None) -> list:
-    "The results of `refs` (one per learner); the first failure ends the group and is raised (a death before the errors it causes in the others)"
+    """The results of `refs` (one per learner); the first failure ends the group and is raised (a death before the
+    errors it causes in the others)"""
     ray, out, pending = import_ray(), [None] * self.n, dict(zip(refs, range(self.n)))
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
@@ -118,7 +125,8 @@ def _results(self: LearnerGroup, refs: list, what: str, timeout: float | None = 
 # %% ../nbs/07d_learners.ipynb #61644601
 @patch
 def _death(self: LearnerGroup, r: int, err: Exception, pending: dict, grace: float = 5.) -> tuple:
-    "`(rank, error)` to report: a learner that died, found within `grace` seconds among the others, before `r`'s own error"
+    """`(rank, error)` to report: a learner that died, found within `grace` seconds among the others, before `r`'s own
+    error"""
     ray = import_ray()
     if isinstance(err, ray.exceptions.RayActorError): return r, err
     done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=grace)
@@ -131,22 +139,27 @@ def _death(self: LearnerGroup, r: int, err: Exception, pending: dict, grace: flo
 # %% ../nbs/07d_learners.ipynb #3b84d4f7
 @patch
 def start(self: LearnerGroup) -> LearnerGroup:
-    "Start Ray (unless it runs) and the learners, and join them in one process group; `pids` holds their process ids, by rank"
+    """Start Ray (unless it runs) and the learners, and join them in one process group; `pids` holds their process ids,
+    by rank"""
     ray = import_ray()
     self.own_ray = init_ray(self.n + self.extra_cpus)
     cls = ray.remote(Member).options(max_concurrency=2, max_restarts=0, **self.options)
     self.actors = [cls.remote() for _ in range(self.n)]
     try:
-        address = ray.get(self.actors[0].address.remote(local=self.own_ray or ray.util.get_node_ip_address().startswith('127.')), timeout=self.timeout)
-        self.pids = self._results([a.join.remote(r, self.n, address, self.backend, self.threads) for r, a in enumerate(self.actors)], 'start', self.timeout)
+        address = ray.get(self.actors[0].address.remote(local=self.own_ray
+                                                        or ray.util.get_node_ip_address().startswith('127.')),
+                          timeout=self.timeout)
+        self.pids = self._results([a.join.remote(r, self.n, address, self.backend, self.threads) for r,
+                                   a in enumerate(self.actors)], 'start', self.timeout)
     except BaseException: self.close(); raise
     return self
 
 @patch
 def run(self: LearnerGroup,
-        fn: Callable,                                # what every learner runs (a function Ray can send: module-level, or cloudpickled)
+        fn: Callable,                                 # what every learner runs (module-level, or cloudpickled)
         *args, **kwargs) -> list:
-    "`fn(*args, **kwargs)` in every learner at once; their results, by rank (a learner that raises: its exception, the group ended)"
+    """`fn(*args, **kwargs)` in every learner at once; their results, by rank (a learner that raises: its exception, the
+    group ended)"""
     return self._results([a.call.remote(fn, *args, **kwargs) for a in self.actors], 'run')
 
 # %% ../nbs/07d_learners.ipynb #21d222f7
@@ -159,11 +172,13 @@ def request_stop(self: LearnerGroup,
 @patch
 @contextmanager
 def stop_on_signals(self: LearnerGroup):
-    "Within: the first SIGINT or SIGTERM asks the learners to stop (`request_stop`: a checkpoint, then the run's usual exit); a second raises `KeyboardInterrupt` at once, which ends them (main thread only)"
+    """Within: the first SIGINT or SIGTERM asks the learners to stop (`request_stop`: a checkpoint, then the run's usual
+    exit); a second raises `KeyboardInterrupt` at once, which ends them (main thread only)"""
     if threading.current_thread() is not threading.main_thread(): yield self; return
     asked = []
     def handler(sig, frame):
-        if not asked: asked.append(sig); self.request_stop('interrupted' if sig == signal.SIGINT else 'terminated'); return
+        if not asked:
+            asked.append(sig); self.request_stop('interrupted' if sig == signal.SIGINT else 'terminated'); return
         raise KeyboardInterrupt(f'second {signal.Signals(sig).name}: aborted at once')
     prev = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try: yield self

@@ -43,7 +43,9 @@ class Loop:
     events: tuple = ()   # events this loop fires, in happy-path order
     phases: tuple = ()   # phases run with `_with_events`; each adds `after_cancel_X`, `failed_X`, `finally_X`
     all_events: tuple = ()
-    cycle_hosts: tuple = ()   # (the event that opens, the event that closes) callbacks' cycles, e.g. a learner's ('before_batch', 'after_batch'); (): no cycles
+    # (the event that opens, the event that closes) callbacks' cycles, e.g. a learner's ('before_batch', 'after_batch');
+    # (): no cycles
+    cycle_hosts: tuple = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -51,10 +53,13 @@ class Loop:
 
     def __init__(self,
                  cbs=(),                               # callbacks to attach (one or a list)
-                 inner=()):                            # loops inside this one, whose events the callbacks here also hear
+                 # loops inside this one, whose events the callbacks here also hear
+                 inner=()):
         self.cbs, self.inner, self.parent = [], [], None
         self._dispatch, self._profile, self._trace = {}, None, None
-        self._cycles = {}  # id(callback) -> {'mark': cycles ended so far, 'open': one is under way}, for the callbacks attached here with a `cycle`
+        # id(callback) -> {'mark': cycles ended so far, 'open': one is under way}, for the callbacks attached here with
+        # a `cycle`
+        self._cycles = {}
         for loop in inner: self.add_inner(loop)
         self.add_cbs(cbs)
 
@@ -115,7 +120,8 @@ def _bind(self: Loop, cb, event: str) -> Callable:
 class Cycle(NamedTuple):
     "A callback's schedule: its `begin_cycle` and `end_cycle` run once every `every` units of its loop's count `unit`"
     every: int                  # units per cycle
-    unit: str = 'batch'         # what is counted: 'batch' (a learner's steps), 'env_step' (an RL learner's collector), ...: `Loop.count`
+    # what is counted: 'batch' (a learner's steps), 'env_step' (an RL learner's collector), ...: `Loop.count`
+    unit: str = 'batch'
 
 @patch
 def count(self: Loop,
@@ -130,17 +136,21 @@ def _check_cycle(self: Loop, cb):
     "Raise unless `cb`'s cycle (if it declares one, or has cycle methods) is one this loop can run"
     c, methods = getattr(cb, 'cycle', None), [m for m in ('begin_cycle', 'end_cycle') if callable(getattr(cb, m, None))]
     if c is None:
-        if methods: raise ValueError(f"{_cb_name(cb)} defines {methods[0]} but declares no cycle: set `cycle = Cycle(every, unit)` on it.")
+        if methods:
+            raise ValueError(f"{_cb_name(cb)} defines {methods[0]} but declares no cycle: set `cycle = Cycle(every, "
+                             "unit)` on it.")
         return
     if not isinstance(c, Cycle) or isinstance(c.every, bool) or not isinstance(c.every, int) or c.every < 1:
         raise ValueError(f"{_cb_name(cb)}.cycle must be a Cycle(every, unit) with an integer every >= 1, got {c!r}.")
-    if not self.cycle_hosts: raise ValueError(f"{self.name} has no cycles: attach {_cb_name(cb)} to a loop that has them (a Learner).")
+    if not self.cycle_hosts:
+        raise ValueError(f"{self.name} has no cycles: attach {_cb_name(cb)} to a loop that has them (a Learner).")
     self.count(c.unit)   # a unit this loop does not count is refused here
 
 # %% ../nbs/01_loop.ipynb #65803ffc
 @patch
 def _bind_cycle(self: Loop, cb, which: str) -> Callable:
-    "The gate of `cb`'s cycle: `begin_cycle` when none is open; `end_cycle` once the count has reached the next multiple of `every`"
+    """The gate of `cb`'s cycle: `begin_cycle` when none is open; `end_cycle` once the count has reached the next
+    multiple of `every`"""
     st, c, name = self._cycles[id(cb)], cb.cycle, f'{which}_cycle'
     f = self._bind(cb, name) if callable(getattr(cb, name, None)) else None
     if which == 'begin':
@@ -167,7 +177,8 @@ def _compile(fs: list) -> Callable:
 
 @patch
 def _listening(self: Loop, cb, event: str) -> list:
-    "What `cb` runs at `event` here: its method of that name, then, on a cycle host event of the loop it is attached to, its due cycle method"
+    """What `cb` runs at `event` here: its method of that name, then, on a cycle host event of the loop it is attached
+    to, its due cycle method"""
     fs = [self._bind(cb, event)] if callable(getattr(cb, event, None)) else []
     if cb.loop is self and getattr(cb, 'cycle', None) is not None and event in self.cycle_hosts:
         fs.append(self._bind_cycle(cb, 'begin' if event == self.cycle_hosts[0] else 'end'))
@@ -197,7 +208,8 @@ def _check_cb(self: Loop, cb):
         raise ValueError(f"{_cb_name(cb)} defines '{m}', an event that no loop in {self.name} fires.{hint}")
     self._check_cycle(cb)
     if getattr(cb, 'loop', None) not in (None, self):
-        raise ValueError(f"{_cb_name(cb)} is already attached to {cb.loop.name}: remove it there first, or make a new one.")
+        raise ValueError(f"{_cb_name(cb)} is already attached to {cb.loop.name}: remove it there first, or make a new "
+                         "one.")
 
 # %% ../nbs/01_loop.ipynb #b4ab54f7
 @patch
@@ -210,7 +222,8 @@ def add_cbs(self: Loop,
         cb.loop = self
         self.cbs.append(cb)
         c = getattr(cb, 'cycle', None)
-        if c is not None: self._cycles[id(cb)] = dict(mark=self.count(c.unit) // c.every, open=False)   # from the count now: whole cycles ahead
+        # from the count now: whole cycles ahead
+        if c is not None: self._cycles[id(cb)] = dict(mark=self.count(c.unit) // c.every, open=False)
     self._rebuild()
     return self
 
@@ -228,7 +241,8 @@ def remove_cbs(self: Loop,
 def cycle_state(self: Loop,
                 cb                                    # a callback attached to this loop, with a `cycle`
                ) -> dict:
-    "`{'mark': cycles ended, 'open': one under way}` of callback `cb`'s cycle: the dict its cycle gates read and write (a checkpoint keeps it)"
+    """`{'mark': cycles ended, 'open': one under way}` of callback `cb`'s cycle: the dict its cycle gates read and write
+    (a checkpoint keeps it)"""
     return self._cycles[id(cb)]
 
 @patch

@@ -1,4 +1,4 @@
-"""`LossCallback`: a loss with its own optimizer, period and order, which the learner (`rlnb.learner`) updates when it is due; and `ModelLoss`, the one loss of a model's prediction against a target.
+"""`LossCallback`: a loss with its own optimizer, period and order; and `ModelLoss`, a prediction against a target.
 
 Docs: https://rlnb.github.io/rlnb/loss.html.md"""
 
@@ -19,12 +19,15 @@ __all__ = ['LossCallback', 'ModelLoss']
 
 # %% ../nbs/02b_loss.ipynb #fae0f0db
 class LossCallback(Callback):
-    "A loss with its own optimizer: `predict` and `compute` say what it is; the learner runs its update on the steps it is due"
+    """A loss with its own optimizer: `predict` and `compute` say what it is; the learner runs its update on the steps
+    it is due"""
     def __init__(self,
-                 params,                           # the parameters its optimizer moves (a module's `parameters()`, or a list)
+                 # the parameters its optimizer moves (a module's `parameters()`, or a list)
+                 params,
                  opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
                  lr: float = 1e-3,                 # learning rate handed to `opt_func`
-                 max_grad_norm: float | None = None,   # clip the joint gradient norm of `params` to this before each step (None: no clipping)
+                 # clip the joint gradient norm of `params` to this before each step (None: no clipping)
+                 max_grad_norm: float | None = None,
                  period: int = 1,                  # update on every `period`-th learner step only
                  order: int = 0,                   # losses due on the same step update in this order (lower first)
                  name: str | None = None):         # the name its state is saved under (default: from the class name)
@@ -65,7 +68,8 @@ def step(self: LossCallback):
 @patch
 def state_dict(self: LossCallback) -> dict: return {'opt': self.opt.state_dict(), 'n_steps': self.n_steps}
 @patch
-def load_state_dict(self: LossCallback, state: dict): self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
+def load_state_dict(self: LossCallback, state: dict):
+    self.opt.load_state_dict(state['opt']); self.n_steps = state['n_steps']; return self
 
 # %% ../nbs/02b_loss.ipynb #eac45391
 def _first(b): return b[0] if isinstance(b, (tuple, list)) else b
@@ -80,9 +84,12 @@ class ModelLoss(LossCallback):
                  loss_func: Callable,                  # `loss_func(pred, y) -> scalar tensor`
                  opt_func: Callable = torch.optim.Adam,   # `opt_func(params, lr=lr)` builds the optimizer
                  lr: float = 0.001,                    # learning rate handed to `opt_func`
-                 get_x: Callable | None = None,        # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
-                 get_y: Callable | None = None,        # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
-                 max_grad_norm: float | None = None,   # clip the gradient norm to this before each step (None: no clipping)
+                 # batch -> model input; default: `batch[0]` of a tuple/list, else the batch
+                 get_x: Callable | None = None,
+                 # batch -> loss target; default: `batch[1]` of a tuple/list, else the batch
+                 get_y: Callable | None = None,
+                 # clip the gradient norm to this before each step (None: no clipping)
+                 max_grad_norm: float | None = None,
                  period: int = 1,                      # update on every `period`-th learner step only
                  order: int = 0,                       # losses due on the same step update in this order
                  name: str = 'loss'):                  # the name its state is saved under

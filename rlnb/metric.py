@@ -1,4 +1,4 @@
-"""`MetricEvalCallback`: a learner's model scored on a dataset with a metric of your choosing, every so many steps, with the best kept and a stop value; DI-engine's metric evaluator as a callback.
+"""`MetricEvalCallback`: a model scored on a dataset every so many steps, the best kept, with a stop value.
 
 Docs: https://rlnb.github.io/rlnb/metric.html.md"""
 
@@ -19,18 +19,22 @@ __all__ = ['MetricEvalCallback']
 
 # %% ../nbs/03b_metric.ipynb #aee39602
 class MetricEvalCallback(Callback):
-    "Score `learn.model` on `data` with `metric` every `eval_every` learner steps and after each fit; log it, keep the best, stop at `stop_value`"
+    """Score `learn.model` on `data` with `metric` every `eval_every` learner steps and after each fit; log it, keep the
+    best, stop at `stop_value`"""
     order = 20
     def __init__(self,
-                 data: Iterable,                       # evaluation batches: `(x, y)` pairs by default (a list, a DataLoader, ...)
-                 metric: Callable,                     # `metric(pred, y)`: one number for a batch, the mean over its rows
+                 # evaluation batches: `(x, y)` pairs by default (a list, a DataLoader, ...)
+                 data: Iterable,
+                 # `metric(pred, y)`: one number for a batch, the mean over its rows
+                 metric: Callable,
                  eval_every: int = 1000,               # learner steps between evaluations
                  stop_value: float | None = None,      # stop the fit once the metric reaches this (None: never)
                  higher_is_better: bool = True,        # True for an accuracy, False for an error
                  name: str = 'metric',                 # logged as `eval_{name}`
                  get_x: Callable | None = None,        # batch -> model input (default: `batch[0]`)
                  get_y: Callable | None = None):       # batch -> target (default: `batch[1]`)
-        self.data, self.metric, self.eval_every, self.stop_value, self.higher_is_better, self.label = data, metric, eval_every, stop_value, higher_is_better, name
+        self.data, self.metric, self.eval_every = data, metric, eval_every
+        self.stop_value, self.higher_is_better, self.label = stop_value, higher_is_better, name
         check_fields(self, eval_every=POSITIVE_INT, stop_value=FINITE_OR_NONE, higher_is_better=BOOL)
         self.get_x, self.get_y = get_x or (lambda b: b[0]), get_y or (lambda b: b[1])
         self.best = self.best_step = self.last_step = None
@@ -66,7 +70,8 @@ def _score(self: MetricEvalCallback, model) -> float:
 # %% ../nbs/03b_metric.ipynb #c4e643f8
 @patch
 def evaluate(self: MetricEvalCallback):
-    "Score the model now, log `eval_{name}` at this learner step, keep the best; stop the fit if the stop value is reached"
+    """Score the model now, log `eval_{name}` at this learner step, keep the best; stop the fit if the stop value is
+    reached"""
     step = self.learn.opt_step
     if self.last_step == step: return
     v = self._score(self.learn.model); self.last_step = step
@@ -86,7 +91,8 @@ def after_fit(self: MetricEvalCallback):
 
 # %% ../nbs/03b_metric.ipynb #eaeeb649
 @patch
-def state_dict(self: MetricEvalCallback) -> dict: return dict(best=self.best, best_step=self.best_step, last_step=self.last_step)
+def state_dict(self: MetricEvalCallback) -> dict:
+    return dict(best=self.best, best_step=self.best_step, last_step=self.last_step)
 
 @patch
 def load_state_dict(self: MetricEvalCallback, st: dict):

@@ -1,4 +1,4 @@
-"""Every network more than one algorithm trains, and the pieces networks are built from: inputs flattened and standardised, MLPs, orthogonal initialisation, LSTMs over sequences with episode starts, the Nature CNN for pixels; Q-networks, twin critics and actor-critics.
+"""The networks more than one algorithm trains, and their pieces: MLPs, LSTMs, the Nature CNN, critics.
 
 Docs: https://rlnb.github.io/rlnb/nets.html.md"""
 
@@ -39,21 +39,25 @@ def merge_moments(mean,                                 # running mean
 
 # %% ../nbs/07_nets.ipynb #ce2ae59e
 class ObsNormalizer(nn.Module):
-    "Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to `±clip`"
+    """Standardise observations `[B, O]` with a running mean and variance (buffers: saved with the model), clipped to
+    `±clip`"""
     def __init__(self,
                  dim: int,                             # observation features
                  clip: float = 10.0,                   # standardised values are clipped to ±clip
                  eps: float = 1e-08):                  # added to the variance
         super().__init__()
         self.clip, self.eps = clip, eps
-        self.register_buffer('mean', torch.zeros(dim)); self.register_buffer('var', torch.ones(dim)); self.register_buffer('count', torch.tensor(1e-4))
+        self.register_buffer('mean', torch.zeros(dim))
+        self.register_buffer('var', torch.ones(dim))
+        self.register_buffer('count', torch.tensor(1e-4))
 
     @torch.no_grad()
     def update(self,
                x_BO: torch.Tensor):                  # a batch of flat observations
         "Merge the statistics of a batch into the running ones"
         if x_BO.shape[0] == 0: return   # a rollout of auto-reset rows only
-        for buf, new in zip((self.mean, self.var, self.count), merge_moments(self.mean, self.var, self.count, x_BO)): buf.copy_(new)
+        for buf, new in zip((self.mean, self.var, self.count), merge_moments(self.mean, self.var, self.count, x_BO)):
+            buf.copy_(new)
 
     def forward(self, x_BO): return ((x_BO - self.mean) / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
@@ -76,9 +80,11 @@ def layer_init(m: nn.Linear,        # the layer, changed in place
 def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
              x_TBI,                                 # inputs `[T, B, I]`
              state: tuple,                          # `(h, c)`, each `[B, H]`
-             start_TB                               # bool `[T, B]`: rows whose episode starts at that step (their state is zeroed first)
+             # bool `[T, B]`: rows whose episode starts at that step (their state is zeroed first)
+             start_TB
             ) -> tuple:
-    "Outputs `[T, B, H]` and the final `(h, c)` of `lstm` over `x_TBI`, each row restarting from zeros where `start_TB` says; one LSTM call per stretch without a start"
+    """Outputs `[T, B, H]` and the final `(h, c)` of `lstm` over `x_TBI`, each row restarting from zeros where
+    `start_TB` says; one LSTM call per stretch without a start"""
     T, (h, c) = len(x_TBI), state
     cuts = [0, *(start_TB[1:].any(1).nonzero()[:, 0] + 1).tolist(), T]
     outs = []
@@ -91,7 +97,8 @@ def run_lstm(lstm: nn.LSTM,                         # a one-layer LSTM
 
 # %% ../nbs/07_nets.ipynb #c947d265
 class ConvFeatures(nn.Module):
-    "Features `[B, features]` from uint8 frames `[B, C, H, W]`: divided by `scale`, then `convs`, then one ReLU linear layer"
+    """Features `[B, features]` from uint8 frames `[B, C, H, W]`: divided by `scale`, then `convs`, then one ReLU linear
+    layer"""
     def __init__(self,
                  convs: nn.Module,           # the convolutions, ending flat
                  obs_example,                # a batch of frames, for the sizes
@@ -109,15 +116,18 @@ class NatureCNN(ConvFeatures):
                  obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
                  features: int = 512):       # outputs
         c = obs_example.shape[1]
-        super().__init__(nn.Sequential(nn.Conv2d(c, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(), nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten()), obs_example, features, 255.)
+        super().__init__(nn.Sequential(nn.Conv2d(c, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(),
+                                       nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten()), obs_example, features, 255.)
 
 # %% ../nbs/07_nets.ipynb #9d9680e0
 class MinAtarCNN(ConvFeatures):
-    "Young and Tian 2019's body for MinAtar's 0/1 frames `[B, C, 10, 10]`: one ReLU convolution (16 filters 3×3), 128 features"
+    """Young and Tian 2019's body for MinAtar's 0/1 frames `[B, C, 10, 10]`: one ReLU convolution (16 filters 3×3), 128
+    features"""
     def __init__(self,
                  obs_example,                # a batch of frames `[B, C, H, W]`, for the sizes
                  features: int = 128):       # outputs
-        super().__init__(nn.Sequential(nn.Conv2d(obs_example.shape[1], 16, 3, 1), nn.ReLU(), nn.Flatten()), obs_example, features, 1.)
+        super().__init__(nn.Sequential(nn.Conv2d(obs_example.shape[1], 16, 3, 1), nn.ReLU(), nn.Flatten()), obs_example,
+                         features, 1.)
 
 # %% ../nbs/07_nets.ipynb #052e5791
 NETS = {'nature_cnn': NatureCNN, 'minatar': MinAtarCNN}   # the image bodies by name; 'mlp' is `mlp` over `flatten_obs`
@@ -146,7 +156,8 @@ def body(net: str,                             # 'mlp', 'nature_cnn' or 'minatar
          hidden=(256, 256),                    # hidden layer sizes of an MLP body (the CNNs have their own)
          act=nn.ReLU                           # activation after each layer of an MLP body
         ) -> tuple:
-    "`(module, features)`: the body `net` names, checked against the observations; an MLP body reads `flatten_obs(obs)`, a CNN the frames as they are"
+    """`(module, features)`: the body `net` names, checked against the observations; an MLP body reads
+    `flatten_obs(obs)`, a CNN the frames as they are"""
     check_net(net, obs_example)
     if net == 'mlp': return mlp([flatten_obs(obs_example).shape[1], *hidden], act), hidden[-1]
     m = NETS[net](obs_example)
@@ -154,12 +165,14 @@ def body(net: str,                             # 'mlp', 'nature_cnn' or 'minatar
 
 # %% ../nbs/07_nets.ipynb #2b0d3acf
 class QNetwork(nn.Module):
-    "Q-values `[B, A]` from observations: a body (an MLP over the flattened observation, or a CNN over frames), then a `head`"
+    """Q-values `[B, A]` from observations: a body (an MLP over the flattened observation, or a CNN over frames), then a
+    `head`"""
     def __init__(self,
                  obs_example,              # a batch of observations `[B, O...]` (or a tree of them), for the sizes
                  n_actions: int,           # outputs: one Q-value per action
                  hidden=(256, 256),        # hidden layer sizes of an MLP body
-                 head=None,                # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
+                 # `head(in_features, n_actions) -> nn.Module` (default `nn.Linear`; `DuelingHead` in 10d)
+                 head=None,
                  net: str = 'mlp'):        # the body: 'mlp', 'nature_cnn' or 'minatar' (`body`)
         super().__init__()
         self.body, n = body(net, obs_example, hidden)
@@ -171,7 +184,8 @@ class QNetwork(nn.Module):
 class TwinQ(nn.Module):
     "`n` MLP critics Q(s, a) of the same shape: `forward(obs, action) -> [n, B]` (or the first `k` of them)"
     def __init__(self,
-                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,
                  act_dim: int,                         # action dimensions
                  hidden=(256, 256),                    # hidden layer sizes of each critic
                  n: int = 2):                          # critics
@@ -189,10 +203,12 @@ class TwinQ(nn.Module):
 
 # %% ../nbs/07_nets.ipynb #5b010ce5
 class MLPActor(nn.Module):
-    "An actor over flattened observations: an MLP body of `hidden` sizes, then the head its subclass's `_head(body, width, act_dim)` sets"
+    """An actor over flattened observations: an MLP body of `hidden` sizes, then the head its subclass's `_head(body,
+    width, act_dim)` sets"""
     hidden = (256, 256)   # default hidden layer sizes (a subclass sets its own)
     def __init__(self,
-                 obs_example,                          # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,
                  act_dim: int,                         # action dimensions
                  hidden=None):                         # hidden layer sizes (None: the class's `hidden`)
         super().__init__()
@@ -205,19 +221,25 @@ class MLPActor(nn.Module):
 
 # %% ../nbs/07_nets.ipynb #f6c542d0
 def policy_io(obs_example,                         # a batch of observations `[B, O...]` (or a tree of them)
-              action_space,                        # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
+              # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
+              action_space,
               obs_norm: bool = False               # standardise inputs with an `ObsNormalizer`
              ) -> tuple:
-    "`(in_dim, layout, norm)` of a policy network: input features, how its head reads (`ActionLayout`), its `ObsNormalizer` (or None); unsupported spaces refused"
-    in_dim, layout = flatten_obs(obs_example).shape[1], action_layout(action_space)   # refuses unsupported spaces, naming the supported ones
+    """`(in_dim, layout, norm)` of a policy network: input features, how its head reads (`ActionLayout`), its
+    `ObsNormalizer` (or None); unsupported spaces refused"""
+    # refuses unsupported spaces, naming the supported ones
+    in_dim, layout = flatten_obs(obs_example).shape[1], action_layout(action_space)
     return in_dim, layout, ObsNormalizer(in_dim) if obs_norm else None
 
 # %% ../nbs/07_nets.ipynb #d0a6cbc7
 class ActorCritic(nn.Module):
-    "Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared trunk (an MLP or a CNN)"
+    """Policy (`logits`, or `mean` and `log_std`) and `value` from observations: actor and critic MLPs, or one shared
+    trunk (an MLP or a CNN)"""
     def __init__(self,
                  obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the sizes
-                 action_space,               # a space a policy acts in: Discrete (categorical head), 1-d Box (Gaussian), MultiDiscrete or flat Dict/Tuple (a product)
+                 # a space a policy acts in: Discrete (categorical head), 1-d Box (Gaussian), MultiDiscrete or flat
+                 # Dict/Tuple (a product)
+                 action_space,
                  hidden=(64, 64),            # hidden layer sizes of the actor and of the critic (MLP bodies)
                  shared: bool = False,       # one trunk for both heads instead of two
                  act=nn.Tanh,                # activation after each hidden layer of an MLP
@@ -235,7 +257,8 @@ class ActorCritic(nn.Module):
         for m in [*self.actor.modules(), *(self.critic or [])]:
             if isinstance(m, (nn.Linear, nn.Conv2d)): layer_init(m, math.sqrt(2))
         self.pi, self.v = layer_init(nn.Linear(h, self.layout.n_out), 0.01), layer_init(nn.Linear(h, 1), 1.)
-        self.log_std = nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont else None
+        self.log_std = (nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont
+                        else None)
 
 # %% ../nbs/07_nets.ipynb #6869f104
 @patch
@@ -262,10 +285,13 @@ def forward(self: ActorCritic, obs) -> dict:
 
 # %% ../nbs/07_nets.ipynb #0316b6f1
 class LSTMActorCritic(nn.Module):
-    "Policy and value through LSTMs: observations → LSTM → MLP → head, for the actor and, with `critic_lstm`, through a second LSTM for the critic"
+    """Policy and value through LSTMs: observations → LSTM → MLP → head, for the actor and, with `critic_lstm`, through
+    a second LSTM for the critic"""
     def __init__(self,
-                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
-                 action_space,               # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
+                 # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,
+                 # a space a policy acts in (`action_layout`): Discrete, 1-d Box, MultiDiscrete, flat Dict/Tuple
+                 action_space,
                  lstm: int = 64,             # LSTM hidden size
                  hidden=(64,),               # hidden layers of the MLPs after the LSTMs
                  critic_lstm: bool = True,   # the critic has its own LSTM (False: it reads the actor's)
@@ -277,7 +303,8 @@ class LSTMActorCritic(nn.Module):
         self.lstm_pi, self.lstm_vf = nn.LSTM(in_dim, lstm), nn.LSTM(in_dim, lstm) if critic_lstm else None
         self.actor, self.critic = mlp([lstm, *hidden], act), mlp([lstm, *hidden], act)
         self.pi, self.v = nn.Linear(hidden[-1], self.layout.n_out), nn.Linear(hidden[-1], 1)
-        self.log_std = nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont else None
+        self.log_std = (nn.Parameter(torch.full((self.layout.n_cont,), float(log_std_init))) if self.layout.n_cont
+                        else None)
 
 # %% ../nbs/07_nets.ipynb #0ccd4cea
 @patch
@@ -304,7 +331,8 @@ def policy(self: LSTMActorCritic,
            obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
            state: tuple                          # the state after the previous step
           ) -> tuple:
-    "One step, for acting: the policy's output `[B, ...]` and the next state (the critic's LSTM advances too; its head is not run)"
+    """One step, for acting: the policy's output `[B, ...]` and the next state (the critic's LSTM advances too; its head
+    is not run)"""
     x = flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
     out, state = self._heads(x[None], state, torch.zeros(1, x.shape[0], dtype=torch.bool, device=x.device), value=False)
     return {k: v[0] for k, v in out.items()}, state
@@ -314,7 +342,8 @@ def policy(self: LSTMActorCritic,
 def forward(self: LSTMActorCritic,
             obs_TB,                               # observations `[T, B, ...]`: B sequences of T steps
             state: tuple,                         # the state before the first step, `[B, ...]` each
-            start_TB                              # bool `[T, B]`: rows whose episode starts there (the state restarts from zeros)
+            # bool `[T, B]`: rows whose episode starts there (the state restarts from zeros)
+            start_TB
            ) -> dict:
     "The policy's output and `value` of every row, flattened time-major to `[T·B, ...]`"
     T, B = start_TB.shape

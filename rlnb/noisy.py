@@ -1,4 +1,4 @@
-"""`NoisyLinear`: a linear layer whose weights carry learned, factorised Gaussian noise, so that a network explores by itself instead of by ε.
+"""`NoisyLinear`: a linear layer with learned, factorised Gaussian noise, so a network explores by itself.
 
 Docs: https://rlnb.github.io/rlnb/noisy.html.md"""
 
@@ -19,25 +19,25 @@ __all__ = ['NoisyLinear', 'reset_noise', 'noisy_layers', 'NoisyAgent', 'NoiseCal
 
 # %% ../nbs/07e_noisy.ipynb #38e929d7
 class NoisyLinear(nn.Module):
-    "A linear layer with factorised Gaussian noise on its weights and biases (Fortunato et al. 2018): `μ + σ ⊙ ε`, ε drawn again by `reset_noise`; the means alone in `eval()` mode"
+    "A linear layer with factorised Gaussian noise on weights and biases: `μ + σ ⊙ ε`; the means alone in `eval()`"
     def __init__(self,
                  in_features: int,                     # p: inputs
                  out_features: int,                    # q: outputs
                  sigma0: float = 0.5,                  # σ's initial scale: σ = sigma0 / √p
                  seed: int = 0,                        # seeds the noise's own generator
-                 bias: bool = True):                   # learn noisy biases too (False: none, as `nn.Linear(bias=False)`)
+                 bias: bool = True):                   # learn noisy biases too (False: none)
         super().__init__()
         self.in_features, self.out_features, bound = in_features, out_features, 1 / math.sqrt(in_features)
         self.weight_mu = nn.Parameter(torch.empty(out_features, in_features).uniform_(-bound, bound))
         self.bias_mu = nn.Parameter(torch.empty(out_features).uniform_(-bound, bound)) if bias else None
         self.weight_sigma = nn.Parameter(torch.full((out_features, in_features), sigma0 * bound))
         self.bias_sigma = nn.Parameter(torch.full((out_features,), sigma0 * bound)) if bias else None
-        self.register_buffer('eps_in', torch.zeros(in_features)); self.register_buffer('eps_out', torch.zeros(out_features))
+        for name, n in (('eps_in', in_features), ('eps_out', out_features)): self.register_buffer(name, torch.zeros(n))
         self.gen = torch.Generator().manual_seed(seed)
         self.reset_noise()
 
     def reset_noise(self):
-        "Draw new noise: `f(ε)` for the inputs, then for the outputs, with `f(x) = sgn(x)·√|x|` and ε ~ N(0, 1) from the layer's generator"
+        "Draw new noise: `f(ε)` for the inputs, then the outputs, `f(x) = sgn(x)·√|x|`, ε ~ N(0, 1) from the generator"
         for buf in (self.eps_in, self.eps_out):
             e = torch.randn(len(buf), generator=self.gen)
             buf.copy_(e.sign() * e.abs().sqrt(), non_blocking=True)
@@ -48,11 +48,10 @@ class NoisyLinear(nn.Module):
         noise = F.linear(x * self.eps_in, self.weight_sigma)
         return y + (noise if self.bias_sigma is None else noise + self.bias_sigma) * self.eps_out
 
-    def extra_repr(self) -> str: return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias_mu is not None}'
+    def extra_repr(self) -> str:
+        return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias_mu is not None}'
     def get_extra_state(self): return self.gen.get_state()   # in `state_dict`: the noise stream resumes where it was
-    def set_extra_state(self,
-                        state):                        # the generator's state, from `get_extra_state`
-        self.gen.set_state(state)
+    def set_extra_state(self, state): self.gen.set_state(state)   # the generator's state, from `get_extra_state`
 
 # %% ../nbs/07e_noisy.ipynb #6c1d6661
 def reset_noise(model: nn.Module                       # a network with `NoisyLinear` layers (or none)
@@ -67,9 +66,11 @@ def noisy_layers(model: nn.Module,                     # a network: its `nn.Line
                  sigma0: float = 0.5,                  # σ's initial scale of every layer (σ = sigma0 / √p)
                  seed: int = 0                         # seeds the layers' noise generators (one stream each)
                 ) -> nn.Module:
-    "`model` with every `nn.Linear` replaced by a `NoisyLinear` whose means are its weights and biases (Rainbow: every linear layer noisy)"
+    """`model` with every `nn.Linear` replaced by a `NoisyLinear` whose means are its weights and biases (Rainbow: every
+    linear layer noisy)"""
     if not sigma0 > 0: raise ValueError(f'sigma0 must be positive, got {sigma0}: it scales the noise (the paper: 0.5).')
-    linears = [(parent, name, m) for parent in model.modules() for name, m in parent.named_children() if type(m) is nn.Linear]
+    linears = [(parent, name, m) for parent in model.modules() for name, m in parent.named_children()
+               if type(m) is nn.Linear]
     if not linears: raise ValueError(f'{type(model).__name__} has no nn.Linear layer to make noisy.')
     for (parent, name, m), s in zip(linears, Seeder(seed).spawn(len(linears))):
         noisy = NoisyLinear(m.in_features, m.out_features, sigma0, s.int(), bias=m.bias is not None).to(m.weight.device)
@@ -81,19 +82,23 @@ def noisy_layers(model: nn.Module,                     # a network: its `nn.Line
 
 # %% ../nbs/07e_noisy.ipynb #b78f057a
 class NoisyAgent(Agent):
-    "Greedy acting on a network with `NoisyLinear` layers: new noise before each acting step; the means alone when `deterministic` (evaluation)"
+    """Greedy acting on a network with `NoisyLinear` layers: new noise before each acting step; the means alone when
+    `deterministic` (evaluation)"""
     def __init__(self,
                  model: nn.Module,                     # a Q-network with noisy layers (`noisy_layers`)
                  action_space=None):                   # checked against the greedy selector (None: not checked)
         super().__init__(model, ArgmaxSelector(), action_space)
         self.layers = [m for m in model.modules() if isinstance(m, NoisyLinear)]
-        if not self.layers: raise ValueError(f'{type(model).__name__} has no NoisyLinear layer: make it noisy first (noisy_layers), or act with Agent and an ε-greedy selector.')
+        if not self.layers:
+            raise ValueError(f'{type(model).__name__} has no NoisyLinear layer: make it noisy first (noisy_layers), or '
+                             'act with Agent and an ε-greedy selector.')
 
     def act(self,
             obs,                                  # a batch of observations `[B, ...]`
             deterministic: bool = False,          # act on the means (evaluation)
             grad: bool = False):                  # keep the graph (default: no gradients while acting)
-        "Greedy actions `[B]` for `obs` and the selector's info: on newly drawn noise, or on the means if `deterministic`"
+        """Greedy actions `[B]` for `obs` and the selector's info: on newly drawn noise, or on the means if
+        `deterministic`"""
         if not deterministic:
             for m in self.layers: m.reset_noise()
             return super().act(obs, False, grad)

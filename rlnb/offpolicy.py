@@ -1,4 +1,4 @@
-"""What every off-policy algorithm shares: its schedule of updates as a node between a collector and a replay (`OffPolicyBatches`), the replay ratio that schedule holds, and `OffPolicyConfig`, the fields its config starts with.
+"""What every off-policy algorithm shares: its update schedule (`OffPolicyBatches`) and `OffPolicyConfig`.
 
 Docs: https://rlnb.github.io/rlnb/offpolicy.html.md"""
 
@@ -31,30 +31,31 @@ def off_policy_batches(total_steps: int,                     # env steps of the 
     return max(0, (total_steps - learning_starts) // train_every * updates)
 
 class OffPolicyBatches(tn.BaseNode):
-    "Stores the items of `source` in `replay` and yields its sampled batches: `updates` per `train_every` env steps, once `learning_starts` are stored"
+    "Stores `source`'s items in `replay`; yields `updates` batches per `train_every` env steps from `learning_starts`"
     def __init__(self,
                  source: tn.BaseNode,          # yields `Step`s: a `TransitionCollector` (or `NStepReturns` over one)
                  replay: ExperienceReplay,     # stores them and samples the batches
-                 learning_starts: int | None = None,   # transitions stored before the first batch (None: the replay's batch size)
+                 learning_starts: int | None = None,   # transitions stored before the first batch (None: `replay.bs`)
                  train_every: int = 1,         # env steps per round of updates
                  updates: int = 1):            # batches per round
         super().__init__()
         self.source, self.replay, self.train_every, self.updates = source, replay, train_every, updates
         self.learning_starts = replay.bs if learning_starts is None else learning_starts
         check_fields(self, train_every=POSITIVE_INT, updates=POSITIVE_INT)
-        self.pending = self.credit = 0   # env steps taken in since the last round; batches of the current round still to yield
-        self.counted = self.yielded = 0  # env steps of the rounds earned, and batches yielded: the replay ratio (`samples_per_insert`)
+        self.pending = self.credit = 0   # env steps in since the last round; batches of this round still to yield
+        self.counted = self.yielded = 0  # env steps of the rounds earned, batches yielded: the replay ratio
 
     def reset(self, initial_state: dict | None = None):
         super().reset(initial_state)
         if initial_state is None: self.source.reset(None); return
         self.replay.load_state_dict(initial_state['replay'])
         self.pending, self.credit = initial_state['pending'], initial_state['credit']
-        self.counted, self.yielded = initial_state.get('counted', 0), initial_state.get('yielded', 0)   # (none in an older rlnb's checkpoint)
+        self.counted, self.yielded = initial_state.get('counted', 0), initial_state.get('yielded', 0)   # (older: none)
         self.source.reset(initial_state['source'])
 
     def get_state(self) -> dict:
-        return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, counted=self.counted, yielded=self.yielded, source=self.source.state_dict())
+        return dict(replay=self.replay.state_dict(), pending=self.pending, credit=self.credit, counted=self.counted,
+                    yielded=self.yielded, source=self.source.state_dict())
 
 # %% ../nbs/07f_offpolicy.ipynb #fb798118
 @patch
@@ -66,7 +67,8 @@ def next(self: OffPolicyBatches) -> ReplayBatch:
             n = len(step.reward)
             if n: items.append(step); n_new += n
             if min(len(rb) + n_new, rb.capacity) >= self.learning_starts:
-                rounds, self.pending = divmod(self.pending + n, self.train_every); self.counted += rounds * self.train_every
+                rounds, self.pending = divmod(self.pending + n, self.train_every)
+                self.counted += rounds * self.train_every
                 self.credit += rounds * self.updates
     finally:   # on an error too: nothing that was taken in is lost
         if items: rb.extend(items)
@@ -75,13 +77,16 @@ def next(self: OffPolicyBatches) -> ReplayBatch:
 
 # %% ../nbs/07f_offpolicy.ipynb #f0672249
 class ReplayRatioCallback(Callback):
-    "Log `samples_per_insert` (batch rows sampled per transition stored since learning started) of `node` every 100 learner steps"
+    """Log `samples_per_insert` (batch rows sampled per transition stored since learning started) of `node` every 100
+    learner steps"""
     cycle = Cycle(100)
     def __init__(self, node: OffPolicyBatches): self.node = node   # the run's schedule
     def before_fit(self): self._col = find_collector(self.learn)
     def end_cycle(self):
         node = self.node
-        if node.counted: self.learn.metrics.log('samples_per_insert', node.yielded * node.replay.bs / node.counted, self._col.env_step)
+        if node.counted:
+            self.learn.metrics.log('samples_per_insert', node.yielded * node.replay.bs / node.counted,
+                                   self._col.env_step)
 
 # %% ../nbs/07f_offpolicy.ipynb #7bad8331
 @patch
@@ -92,26 +97,33 @@ def learner_cbs(self: OffPolicyBatches) -> list:
 # %% ../nbs/07f_offpolicy.ipynb #b814df09
 @dataclass
 class OffPolicyConfig(RunConfig):
-    "`RunConfig` plus what every off-policy run has: a replay, a batch size, a discount, a learning rate and the schedule of updates"
+    """`RunConfig` plus what every off-policy run has: a replay, a batch size, a discount, a learning rate and the
+    schedule of updates"""
     lr: float = 1e-3              # Adam learning rate (of every optimizer)
     bs: int = 256                 # transitions per gradient step
     buffer: int = 1_000_000       # replay capacity
     gamma: float = 0.99           # discount
-    learning_starts: int = 1_000  # transitions stored (and, for continuous control, random actions taken) before the first update
+    # transitions stored (and, for continuous control, random actions taken) before the first update
+    learning_starts: int = 1_000
     train_every: int = 1          # env steps per round of updates
     updates: int = 1              # gradient steps per round
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
-    replay_monitor: int = 0       # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
+    # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
+    replay_monitor: int = 0
     tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
-    rollouts = False              # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
+    # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
+    rollouts = False
     max_use: int | None = None    # evict a stored transition after this many samples (None: never)
-    max_age: int | None = None    # evict a stored transition collected more than this many policy versions ago (None: never)
+    # evict a stored transition collected more than this many policy versions ago (None: never)
+    max_age: int | None = None
 
     def __post_init__(self):
         RunConfig.__post_init__(self)
-        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT, lr=LEARNING_RATE,
+        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT,
+                     lr=LEARNING_RATE,
                      learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE, replay_monitor=NON_NEGATIVE_INT,
-                     **dict.fromkeys(('max_use', 'max_age'), (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
+                     **dict.fromkeys(('max_use', 'max_age'),
+                                     (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
         name = type(self).__name__
         if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger '
                                                    f'than the buffer ({self.buffer:,}).')
@@ -127,9 +139,11 @@ def n_batches(self: OffPolicyConfig) -> int:
 
 @patch
 def monitored_replay(self: OffPolicyConfig,
-                     make: Callable                # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
+                     # `make(monitor)`: the run's replay, with that `ReplayMonitor` (or None)
+                     make: Callable
                     ) -> tuple:
-    "`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else `make(None)` and none"
+    """`(replay, callbacks)`: with a `ReplayMonitor` and its callback when this config reads or caps the replay, else
+    `make(None)` and none"""
     if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
     replay = make(ReplayMonitor(self.max_use, self.max_age))
     return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]

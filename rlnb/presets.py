@@ -1,4 +1,4 @@
-"""Presets as plain data: an algorithm, an environment and its whole config; the builder a config names, changes to a config, a run's identity, and `--set` values read as the field's type.
+"""Presets as plain data: an algorithm, an env and its config; changes, a run's identity, `--set` values.
 
 Docs: https://rlnb.github.io/rlnb/presets.html.md"""
 
@@ -90,8 +90,8 @@ _FLAT = dict(   # names of fields that are in parts now (rlnb before 2026-12): e
     clip=('clipping', 'epsilon'), clip_schedule=('clipping', 'schedule'), clip_vf=('clipping', 'value'),
     pool=('opponent', 'size'), snapshot_every=('opponent', 'every_env_steps'), pool_eps=('opponent', 'eps'),
     alpha=('temperature', 'alpha'), alpha_init=('temperature', 'init'),
-    target_entropy=('temperature', 'target_entropy'), target_noise=('smoothing', 'noise'), noise_clip=('smoothing', 'clip'),
-    max_restarts=('execution', 'env_restarts'),
+    target_entropy=('temperature', 'target_entropy'), target_noise=('smoothing', 'noise'),
+             noise_clip=('smoothing', 'clip'), max_restarts=('execution', 'env_restarts'),
     **{f.name: ('execution', f.name) for f in fields(Execution)})   # the old flat names: `--set runner_timeout=120`
 
 def _where(cfg: RunConfig, name: str) -> tuple:
@@ -172,7 +172,8 @@ class Preset:
                 cbs=(),                               # extra callbacks
                 **changes
                ) -> RLLearner:
-        "A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in `changes` replaced (a run's request is checked first: `rlnb.request`)"
+        """A fresh learner for this preset, seeded by `seed`, with extra callbacks `cbs` and the config fields in
+        `changes` replaced (a run's request is checked first: `rlnb.request`)"""
         return with_changes(self.cfg, changes, self.algo).learner(self.env, seed, cbs, progress)
 
 # %% ../nbs/19b_presets.ipynb #bbdbeba3
@@ -185,40 +186,50 @@ _QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, 
                  exploration=EpsilonGreedy(1., 0.04, 0.16), hidden=(256, 256), target=HardTarget(128),
                  head=Quantile(10))
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
-_PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64, hidden=(64, 64),
-                          eval_every=1_000, eval_episodes=20, threshold=-200)   # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
-_MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)   # rl-baselines3-zoo's (evaluation: ours)
+_PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64,
+                          hidden=(64, 64),
+                          # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
+                          eval_every=1_000, eval_episodes=20, threshold=-200)
+# rl-baselines3-zoo's (evaluation: ours)
+_MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)
 
 # %% ../nbs/19b_presets.ipynb #71e3a7fb
-# Atari: rl-baselines3-zoo's settings (dqn.yml, ppo.yml: 'atari'), which CleanRL's dqn_atari.py and ppo_atari.py share but for DQN's buffer (1M there) and PPO's clip range (constant there)
+# Atari: rl-baselines3-zoo's settings (dqn.yml, ppo.yml: 'atari'), which CleanRL's dqn_atari.py and ppo_atari.py share
+# but for DQN's buffer (1M there) and PPO's clip range (constant there)
 _DQN_ATARI = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99,
                        learning_starts=100_000, train_every=4, updates=1,
                        target=HardTarget(250),   # a target copy every 1,000 env steps
                        exploration=EpsilonGreedy(1., 0.01, 0.1), grad_clip=10., net='nature_cnn', preprocess='atari',
                        eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
-_PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4, lr_schedule='linear',
-                       gamma=0.99, gae_lambda=0.95, clipping=Clip(0.1), vf_coef=0.5, ent_coef=0.01, grad_clip=0.5,
-                       net='nature_cnn', shared=True, preprocess='atari', eval_every=250_000, eval_episodes=10, eval_envs=5,
-                       threshold=None)
-# MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1 over 100k steps, lr 2.5e-4; Adam for its RMSprop)
-_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99,
-                         learning_starts=5_000, train_every=1, updates=1, target=HardTarget(1_000),
-                         exploration=EpsilonGreedy(1., 0.1, 0.02), grad_clip=None, net='minatar', preprocess='minatar',
-                         eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
-# Rainbow on Atari: Hessel et al. 2018, table 1 (lr 6.25e-5, n = 3, replay 1M from 80k frames, a target copy every 32k frames, PER α 0.5 and β 0.4 → 1, 51 atoms on ±10, σ0 0.5); Adam's ε at our default
+_PPO_ATARI = PPOConfig(total_steps=10_000_000, n_envs=8, n_steps=128, bs=256, n_epochs=4, lr=2.5e-4,
+                       lr_schedule='linear', gamma=0.99, gae_lambda=0.95, clipping=Clip(0.1), vf_coef=0.5,
+                       ent_coef=0.01, grad_clip=0.5, net='nature_cnn', shared=True, preprocess='atari',
+                       eval_every=250_000, eval_episodes=10, eval_envs=5, threshold=None)
+# Rainbow on Atari: Hessel et al. 2018, table 1 (lr 6.25e-5, n = 3, replay 1M from 80k frames, a target copy every 32k
+# frames, PER α 0.5 and β 0.4 → 1, 51 atoms on ±10, σ0 0.5); Adam's ε at our default
 _RAINBOW_ATARI = replace(_DQN_ATARI, lr=6.25e-5, buffer=1_000_000, n_step=3, learning_starts=20_000,
                          target=HardTarget(2_000), prioritized=Prioritized(alpha=0.5, beta=0.4),
                          head=Categorical(51, -10., 10., dueling=True), bootstrap=DoubleBootstrap(),
                          exploration=Noisy())
-# Rainbow on MinAtar: "Revisiting Rainbow" (Obando-Ceron and Castro 2021; Dopamine's settings: lr 1e-4, batch 32, n = 3, replay 100k from 1,000, an update every 4 steps,
-# a target copy every 1,000 steps, 51 atoms on ±100, 10M steps), noisy, dueling and double as in their full Rainbow; PER's β annealed as Hessel et al.'s
+
+# %% ../nbs/19b_presets.ipynb #574a6a39
+# MinAtar: the paper's DQN (Young and Tian 2019: batch 32, replay 100k from 5k, target every 1,000 steps, ε 1 to 0.1
+# over 100k steps, lr 2.5e-4; Adam for its RMSprop)
+_DQN_MINATAR = DQNConfig(total_steps=5_000_000, n_envs=1, lr=2.5e-4, bs=32, buffer=100_000, gamma=0.99,
+                         learning_starts=5_000, train_every=1, updates=1, target=HardTarget(1_000),
+                         exploration=EpsilonGreedy(1., 0.1, 0.02), grad_clip=None, net='minatar', preprocess='minatar',
+                         eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
+# Rainbow on MinAtar: "Revisiting Rainbow" (Obando-Ceron and Castro 2021; Dopamine's settings: lr 1e-4, batch 32,
+# n = 3, replay 100k from 1,000, an update every 4 steps, a target copy every 1,000 steps, 51 atoms on ±100, 10M
+# steps), noisy, dueling and double as in their full Rainbow; PER's β annealed as Hessel et al.'s
 _RAINBOW_MINATAR = DQNConfig(total_steps=10_000_000, n_envs=1, lr=1e-4, bs=32, buffer=100_000, gamma=0.99, n_step=3,
                              learning_starts=1_000, train_every=4, updates=1, target=HardTarget(250),
                              prioritized=Prioritized(alpha=0.5, beta=0.4), bootstrap=DoubleBootstrap(),
                              head=Categorical(51, -100., 100., dueling=True), exploration=Noisy(), grad_clip=None,
-                             net='minatar',
-                             preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10, threshold=None)
-# MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each: see the results below)
+                             net='minatar', preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10,
+                             threshold=None)
+# MinAtar PPO: Atari's, with a larger step and clip range and 8 epochs (tuned on Breakout at 500k steps, 2 seeds each:
+# see the results below)
 _PPO_MINATAR = replace(_PPO_ATARI, total_steps=5_000_000, lr=1e-3, clipping=Clip(0.2), n_epochs=8, net='minatar',
                        preprocess='minatar', eval_every=100_000, eval_episodes=20, eval_envs=10)
 
@@ -289,14 +300,19 @@ PRESETS = {p.algo: p for p in [*_VALUE_PRESETS,
 _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,), train_every=2, lr=3e-4,
                                buffer=200_000,
                                target=HardTarget(1_000), exploration=EpsilonGreedy(end=0.05, fraction=0.3),
-                               mirror=True, eval_every=50_000, eval_opponent='lookahead')   # bench/selfplay.py's mirror runs (90_benchmarks)
+                               # bench/selfplay.py's mirror runs (90_benchmarks)
+                               mirror=True, eval_every=50_000, eval_opponent='lookahead')
 
 ENV_PRESETS = {(p.algo, p.env): p for p in [
-    Preset('ppo', 'Pendulum-v1', PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
-                                           gamma=0.95, gae_lambda=0.95, clipping=Clip(schedule='constant'), obs_norm=True, reward_norm=True,
-                                           eval_every=10_000, eval_episodes=20, threshold=-300), 'PPO on a continuous action'),
-    *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
-    *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")') for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
+    Preset('ppo', 'Pendulum-v1',
+           PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
+                                           gamma=0.95, gae_lambda=0.95, clipping=Clip(schedule='constant'),
+                     obs_norm=True, reward_norm=True, eval_every=10_000, eval_episodes=20, threshold=-300),
+           'PPO on a continuous action'),
+    *[Preset('sac', env, SACConfig(**_MUJOCO, threshold=t), f'SAC on MuJoCo {env} (pip install "rlnb[mujoco]")')
+      for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
+    *[Preset('td3', env, TD3Config(**_MUJOCO, threshold=t), f'TD3 on MuJoCo {env} (pip install "rlnb[mujoco]")')
+      for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
     Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored '
                                                              'batches; evaluated against the lookahead player'),
 ]}
@@ -311,11 +327,13 @@ def get_preset(algo: str,                            # an algorithm name (`rlnb 
         raise ValueError(f"No algorithm {algo!r}{f' (did you mean {close[0]!r}?)' if close else ''}; available: "
                          f"{', '.join(PRESETS)}.")
     p = ENV_PRESETS.get((algo, env)) or PRESETS[algo]
-    return p if env is None or env == p.env else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env)))
+    return (p if env is None or env == p.env
+            else replace(p, env=env, cfg=replace(p.cfg, threshold=_reward_threshold(env))))
 
 # %% ../nbs/19b_presets.ipynb #eae7d2f7
 def _reward_threshold(env: str) -> float | None:
-    "The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown: `make_envs` explains that later)"
+    """The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown:
+    `make_envs` explains that later)"""
     import gymnasium as gym
     try: return gym.spec(env).reward_threshold
     except gym.error.Error: return None
@@ -324,7 +342,8 @@ def _reward_threshold(env: str) -> float | None:
 def run_meta(p: Preset,                            # the preset the run trains
              seed: int                             # the run's seed
             ) -> dict:
-    "A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole config, as plain data"
+    """A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole
+    config, as plain data"""
     return dict(algo=p.algo, env=p.env, seed=seed, config=config_data(p.cfg))
 
 def _what(x) -> str:
@@ -342,21 +361,26 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
         raise CheckpointError(f"'{where}' does not hold a run's identity (a JSON object with algo, env, seed and "
                               f"config; it holds {_what(meta)}): "
                               "give a config.json or checkpoint written by `rlnb train`.")
-    bad = [f"{k} {meta[k]!r} ({want})" for k, ok, want in (('algo', isinstance(meta['algo'], str), 'a name'), ('env', isinstance(meta['env'], str) and meta['env'].strip(), 'an id'),
-                                                          ('config', isinstance(meta['config'], dict), 'an object of hyperparameters')) if not ok]
+    bad = [f"{k} {meta[k]!r} ({want})" for k, ok, want in (('algo', isinstance(meta['algo'], str), 'a name'),
+                    ('env', isinstance(meta['env'], str) and meta['env'].strip(), 'an id'),
+                                                          ('config', isinstance(meta['config'], dict),
+                                                           'an object of hyperparameters')) if not ok]
     if bad: raise CheckpointError(f"'{where}' holds a broken run identity: {'; '.join(bad)}. Give a config.json "
                                   "written by `rlnb train`, or fix the file.")
     try: check_seed(meta['seed'])
-    except ValueError as e: raise CheckpointError(f"'{where}': " + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
+    except ValueError as e:
+        raise CheckpointError(f"'{where}': "
+                              + str(e).replace(said('seed', meta['seed']), f"seed {meta['seed']!r}", 1)) from None
     base = get_preset(meta['algo'])
     cfg = with_changes(base.cfg, type(base.cfg).upgrade(meta['config']), meta['algo'], lenient=True)   # old fields too
     return Preset(meta['algo'], meta['env'], cfg, base.summary)
 
 # %% ../nbs/19b_presets.ipynb #fa0e7f9b
 @contextlib.contextmanager
-def loaded_learner(path,                             # a checkpoint written by `rlnb train` (or `learn.save` with `learn.meta = run_meta(...)`)
+def loaded_learner(path,                             # a checkpoint of `rlnb train` (or `learn.save`, with `learn.meta`)
                    env: str | None = None):          # repeat its env id (to confirm a `module:Env-v0`)
-    "The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`), closed on exit"
+    """The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`),
+    closed on exit"""
     meta = load_checkpoint(path).get('meta') or {}
     p = preset_of(meta, path)
     confirm_saved_env(meta['env'], env, path)
@@ -368,13 +392,15 @@ def loaded_learner(path,                             # a checkpoint written by `
         yield learn
 
 def learner_policy(learn: RLLearner):               # a run's learner, its `meta` set (`loaded_learner`)
-    "Its greedy agent as users act with it: a `Policy` (`data.policy`) on the env's own observations and actions; a board game's, or one reading extended observations, as it is"
+    """Its greedy agent as users act with it: a `Policy` (`data.policy`) on the env's own observations and actions; a
+    board game's, or one reading extended observations, as it is"""
     agent = learn.evaluator.eval_agent
     if isinstance(learn.cfg, SelfPlayConfig) or learn.cfg.extended_obs: return agent
     return run_policy(agent, learn.meta['env'], learn.cfg.preprocess)
 
 # %% ../nbs/19b_presets.ipynb #ba4caa79
-_KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'), 'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
+_KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'),
+          'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
 
 # %% ../nbs/19b_presets.ipynb #23596bba
 def _read(text: str, kind: str):
@@ -427,16 +453,23 @@ def parse_settings(cfg: RunConfig,                       # the config whose fiel
     return out
 
 # %% ../nbs/19b_presets.ipynb #85befaec
-_DQN_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [32, 64, 128, 256]), gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 50_000, 100_000]),
+_DQN_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [32, 64, 128, 256]),
+                  gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 50_000, 100_000]),
                   **{'exploration.end': ('float', 0.0, 0.2), 'exploration.fraction': ('float', 0.05, 0.5),
                      'target.every_opt_steps': ('cat', [100, 250, 1000, 5000])},
-                  learning_starts=('cat', [0, 1000, 5000]), train_every=('cat', [1, 2, 4, 8]), hidden=('cat', ['64,64', '128,128', '256,256']))
-_PG_SPACE = dict(lr=('log', 1e-5, 1e-2), gamma=('cat', [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]), ent_coef=('log', 1e-8, 0.1), vf_coef=('float', 0.0, 1.0),
-                 gae_lambda=('cat', [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]), grad_clip=('cat', [0.3, 0.5, 0.7, 1.0, 2.0, 5.0]), hidden=('cat', ['64,64', '128,128', '256,256']))
-_OFF_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [64, 128, 256, 512]), gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 100_000, 1_000_000]),
-                  tau=('cat', [0.001, 0.005, 0.01, 0.02]), learning_starts=('cat', [0, 100, 1000]), train_every=('cat', [1, 4, 8]), hidden=('cat', ['64,64', '256,256', '400,300']))
+                  learning_starts=('cat', [0, 1000, 5000]), train_every=('cat', [1, 2, 4, 8]),
+                  hidden=('cat', ['64,64', '128,128', '256,256']))
+_PG_SPACE = dict(lr=('log', 1e-5, 1e-2), gamma=('cat', [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]),
+                 ent_coef=('log', 1e-8, 0.1), vf_coef=('float', 0.0, 1.0),
+                 gae_lambda=('cat', [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]),
+                 grad_clip=('cat', [0.3, 0.5, 0.7, 1.0, 2.0, 5.0]), hidden=('cat', ['64,64', '128,128', '256,256']))
+_OFF_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [64, 128, 256, 512]),
+                  gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 100_000, 1_000_000]),
+                  tau=('cat', [0.001, 0.005, 0.01, 0.02]), learning_starts=('cat', [0, 100, 1000]),
+                  train_every=('cat', [1, 4, 8]), hidden=('cat', ['64,64', '256,256', '400,300']))
 SPACES = dict(dqn=_DQN_SPACE, double_dqn=_DQN_SPACE, dueling_dqn=_DQN_SPACE,
-              ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]), n_epochs=('cat', [1, 5, 10, 20]),
+              ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]),
+                                   n_epochs=('cat', [1, 5, 10, 20]),
                                **{'clipping.epsilon': ('cat', [0.1, 0.2, 0.3, 0.4])}),
               a2c=_PG_SPACE | dict(n_steps=('cat', [5, 8, 16, 32])),
               sac=_OFF_SPACE, td3=_OFF_SPACE | dict(action_noise=('float', 0.05, 0.5)))

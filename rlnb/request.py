@@ -1,4 +1,4 @@
-"""A training request checked in one place, before anything is built or written: the preset and its flags, the seed, the device, changes that take effect, the budget, the env's fit, videos, the tracker; each refusal in the caller's words.
+"""A training request checked in one place, before anything is built or written, in the caller's words.
 
 Docs: https://rlnb.github.io/rlnb/request.html.md"""
 

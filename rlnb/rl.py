@@ -1,4 +1,4 @@
-"""The layer every algorithm is assembled from: `RunConfig` (what every run has), `RLLearner` (a learner that knows its collector, agent and evaluator and trains to a budget of env steps), and the helpers the algorithms share.
+"""The layer every algorithm is built from: `RunConfig`, `Execution`, `RLLearner` and the shared helpers.
 
 Docs: https://rlnb.github.io/rlnb/rl.html.md"""
 

@@ -1,4 +1,4 @@
-"""Run directories that never lose data: what a directory holds, one writer at a time, refusing to train over a run, moving one aside, undoing a failed start, the newest checkpoint that loads, a refusal in the caller's words (`said`), and checks of a seed and an env id (the rest of a request is checked in `rlnb.request`).
+"""Run directories that never lose data: one writer, no training over a run, the newest checkpoint that loads.
 
 Docs: https://rlnb.github.io/rlnb/runs.html.md"""
 
@@ -26,7 +26,8 @@ _NOTHING = object()
 
 @contextlib.contextmanager
 def command_line():
-    "Within: refusals name the command line's flags (`--env X`), as `rlnb` is typed; outside, the Python API's arguments (`env='X'`)"
+    """Within: refusals name the command line's flags (`--env X`), as `rlnb` is typed; outside, the Python API's
+    arguments (`env='X'`)"""
     token = _COMMAND_LINE.set(True)
     try: yield
     finally: _COMMAND_LINE.reset(token)
@@ -41,7 +42,8 @@ def said(name: str,                                   # the Python argument's na
     "Argument `name` (and `value`) as the caller writes it: `--n-envs 8` on the command line, `n_envs=8` from Python"
     if not on_command_line(): return name if value is _NOTHING else f'{name}={value!r}'
     flag = _FLAGS.get(name, '--' + name.replace('_', '-'))
-    return flag if value is _NOTHING or value is True else f'{flag} {shlex.quote(str(value))}'   # a switch (--overwrite, --async) is its flag
+    # a switch (--overwrite, --async) is its flag
+    return flag if value is _NOTHING or value is True else f'{flag} {shlex.quote(str(value))}'
 
 def resume_hint(run_dir                               # the run directory
                ) -> str:
@@ -49,7 +51,8 @@ def resume_hint(run_dir                               # the run directory
     return f'rlnb train --resume {run_dir}' if on_command_line() else f"resume_run({str(run_dir)!r})"
 
 # %% ../nbs/19_runs.ipynb #725da498
-RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')   # with checkpoints/ckpt_*.pt: what makes a directory a run
+# with checkpoints/ckpt_*.pt: what makes a directory a run
+RUN_FILES = ('config.json', 'summary.json', 'metrics.csv', 'best.pt')
 
 def _read_json(p: Path) -> dict:
     try: return json.loads(p.read_text())
@@ -57,14 +60,16 @@ def _read_json(p: Path) -> dict:
 
 def run_summary(d                                     # a run directory
                ) -> dict | None:
-    "The `summary.json` of a finished run in `d`, or None if the run has none (not finished, or stopped before writing it)"
+    """The `summary.json` of a finished run in `d`, or None if the run has none (not finished, or stopped before writing
+    it)"""
     s = _read_json(Path(d)/'summary.json')
     return s if 'env_steps' in s else None
 
 # %% ../nbs/19_runs.ipynb #eeb2b79c
 def describe_run(d                                     # a run directory
                 ) -> str | None:
-    "A one-line description of the run in directory `d` ('dqn on CartPole-v1, seed 0, finished at env step 50,000'), or None if it holds none"
+    """A one-line description of the run in directory `d` ('dqn on CartPole-v1, seed 0, finished at env step 50,000'),
+    or None if it holds none"""
     d = Path(d)
     if not d.is_dir(): return None
     ck = checkpoints(d/'checkpoints')
@@ -98,7 +103,8 @@ def _acquire(d: Path) -> FileLock:
 # %% ../nbs/19_runs.ipynb #a174f391
 def lock_run(d                                      # an existing run directory
             ) -> FileLock:
-    "Take the lock of run directory `d` for this process and write its pid into it; `RunBusyError` if another process holds it. Release with `.release()`"
+    """Take the lock of run directory `d` for this process and write its pid into it; `RunBusyError` if another process
+    holds it. Release with `.release()`"""
     d = Path(d)
     lock = _acquire(d)
     (d/LOCK_FILE).write_text(f'{os.getpid()}\n')
@@ -122,7 +128,8 @@ def move_aside(d                                     # a run directory, renamed 
     return new
 
 def _writable_above(out: Path):
-    "Refuse an `out` under a file, or under a folder this process cannot write into: the nearest existing path above decides"
+    """Refuse an `out` under a file, or under a folder this process cannot write into: the nearest existing path above
+    decides"""
     p = out
     while not p.exists() and p != p.parent: p = p.parent
     if not p.is_dir(): raise ValueError(f"{said('out', str(out))} cannot be written ('{p}' is a file): choose a "
@@ -135,7 +142,8 @@ def _writable_above(out: Path):
 def check_out(out,                                   # the run directory to train into
               overwrite: bool = False                # a run already there is to be moved aside
              ) -> str | None:
-    "Refuse, creating nothing, an `out` that cannot take a new run; returns the run found there (which `overwrite` moves aside), or None"
+    """Refuse, creating nothing, an `out` that cannot take a new run; returns the run found there (which `overwrite`
+    moves aside), or None"""
     out = Path(out)
     if out.exists() and not out.is_dir(): raise ValueError(f"{said('out', str(out))} is a file, not a directory: "
                                                            f"choose another {said('out')}.")
@@ -165,7 +173,8 @@ def _undo_start(out: Path, made: bool, moved: Path | None):
 def claimed_out(out,                                 # the run directory to train into
                 overwrite: bool = False              # move a run already there aside instead of refusing
                ):
-    "Within: `out` checked, an old run moved aside (`overwrite`), made and locked for this process; yields where the old run went (or None). An error before the first checkpoint undoes the start"
+    """Within: `out` checked, an old run moved aside (`overwrite`), made and locked for this process; yields where the
+    old run went (or None). An error before the first checkpoint undoes the start"""
     out = Path(out)
     found, made, moved = check_out(out, overwrite), not out.exists(), None
     if found:
@@ -185,15 +194,20 @@ def claimed_out(out,                                 # the run directory to trai
 # %% ../nbs/19_runs.ipynb #d5c8a189
 def newest_checkpoint(run_dir                               # a run directory with a `checkpoints/` folder
                      ) -> tuple:
-    "`(path, state, skipped)`: the newest checkpoint of `run_dir` that loads, its contents, and `[(path, reason)]` of newer ones that did not"
+    """`(path, state, skipped)`: the newest checkpoint of `run_dir` that loads, its contents, and `[(path, reason)]` of
+    newer ones that did not"""
     run_dir = Path(run_dir)
-    if not run_dir.is_dir(): raise FileNotFoundError(f"No run directory '{run_dir}': give the {said('out')} directory of an earlier training run.")
+    if not run_dir.is_dir():
+        raise FileNotFoundError(f"No run directory '{run_dir}': give the {said('out')} directory of an earlier "
+                                "training run.")
     ck, skipped = checkpoints(run_dir/'checkpoints'), []
-    if not ck: raise FileNotFoundError(f"'{run_dir}' has no checkpoints to resume from (looked in {run_dir/'checkpoints'}).")
+    if not ck:
+        raise FileNotFoundError(f"'{run_dir}' has no checkpoints to resume from (looked in {run_dir/'checkpoints'}).")
     for p in reversed(ck):
         try: return p, load_checkpoint(p), skipped
         except CheckpointError as e: skipped.append((p, str(e)))
-    raise CheckpointError(f"None of the {len(ck)} checkpoints in '{run_dir/'checkpoints'}' loads (newest: {skipped[0][1]}).")
+    raise CheckpointError(f"None of the {len(ck)} checkpoints in '{run_dir/'checkpoints'}' loads (newest: "
+                          f"{skipped[0][1]}).")
 
 # %% ../nbs/19_runs.ipynb #fb4eecf4
 def set_aside(paths                                    # files to keep out of the way
@@ -224,17 +238,21 @@ def _registered_by(spec) -> str:
     return ep.split(':')[0] if isinstance(ep, str) else getattr(ep, '__module__', '')
 
 def _module_has(mod: str, name: str) -> bool:
-    "Whether `name` is registered and naming `mod` imports nothing new: `mod` is imported already (it registered `name`, or the caller did), or holds the entry point"
+    """Whether `name` is registered and naming `mod` imports nothing new: `mod` is imported already (it registered
+    `name`, or the caller did), or holds the entry point"""
     spec = gym.registry.get(name)
-    return spec is not None and (mod in sys.modules or _registered_by(spec) == mod or _registered_by(spec).startswith(mod + '.'))
+    return spec is not None and (mod in sys.modules or _registered_by(spec) == mod
+                                 or _registered_by(spec).startswith(mod + '.'))
 
 def _import_env_module(mod: str, env: str):
-    "Import `mod`, looking in the working directory first as `python -m` does (a console script leaves it off `sys.path`)"
+    """Import `mod`, looking in the working directory first as `python -m` does (a console script leaves it off
+    `sys.path`)"""
     cwd = os.getcwd()
     if cwd not in sys.path and '' not in sys.path: sys.path.insert(0, cwd)
     try: importlib.import_module(mod)
     except ModuleNotFoundError as e:
-        if e.name != mod.split('.')[0] and e.name != mod: raise   # the module exists, and one it imports is missing: its own error
+        # the module exists, and one it imports is missing: its own error
+        if e.name != mod.split('.')[0] and e.name != mod: raise
         raise ValueError(f"{said('env', env)}: no module {mod!r} in the working directory ({cwd}) or on the Python "
                          "path: "
                          f"run from the folder that holds {mod.split('.')[0]}.py, or install it.") from None
@@ -242,9 +260,11 @@ def _import_env_module(mod: str, env: str):
 
 # %% ../nbs/19_runs.ipynb #c46c4b85
 def check_env_id(env: str,                             # a gymnasium id, or `module:Env-v0`
-                 trusted: bool = True                  # whether importing the named module is allowed (typed by the user, not read from a file)
+                 # whether importing the named module is allowed (typed by the user, not read from a file)
+                 trusted: bool = True
                 ) -> str:
-    "`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env` imports `module`, from the working directory too)"
+    """`env` if it is a usable environment id; a `ValueError` otherwise (`trusted`: typed by the user, so `module:Env`
+    imports `module`, from the working directory too)"""
     if not isinstance(env, str) or not env.strip(): raise ValueError(f"{said('env', env)} is empty: name an "
                                                                      "environment id such as CartPole-v1 "
                                                                      "(`gymnasium.pprint_registry()` lists them).")
@@ -270,9 +290,11 @@ def confirm_saved_env(saved: str,                           # the env id a check
                       typed: str | None,                    # what the caller repeated (`--env`, `env=`; None: nothing)
                       where                                 # the file, for the message
                      ) -> str:
-    "The env id `saved` in a checkpoint of `where`, checked: `typed` may only repeat it, and confirms an id that names a module (its bare id will do once that module has registered it)"
+    """The env id `saved` in a checkpoint of `where`, checked: `typed` may only repeat it, and confirms an id that names
+    a module (its bare id will do once that module has registered it)"""
     mod, name = saved.split(':', 1) if ':' in saved else ('', saved)
-    if mod and typed == name and _module_has(mod, name): return saved   # the caller imported the module: its bare id confirms
+    # the caller imported the module: its bare id confirms
+    if mod and typed == name and _module_has(mod, name): return saved
     if typed is not None and typed != saved:
         raise ValueError(f"'{where}' belongs to {saved}; drop {said('env', typed)} (with a saved run, {said('env')} "
                          "only confirms an id that names a module).")
@@ -280,7 +302,8 @@ def confirm_saved_env(saved: str,                           # the env id a check
 
 # %% ../nbs/19_runs.ipynb #9a82bea7
 class RunInterrupted(Exception):
-    "A training run stopped by a signal (`signal`: 'SIGINT' or 'SIGTERM') at `env_step`; `saved`: a checkpoint was written at that point"
+    """A training run stopped by a signal (`signal`: 'SIGINT' or 'SIGTERM') at `env_step`; `saved`: a checkpoint was
+    written at that point"""
     def __init__(self,
                  run_dir,                              # the run directory
                  env_step: int,                        # where the run stopped
@@ -288,10 +311,13 @@ class RunInterrupted(Exception):
                  signal: str = 'SIGINT'):              # the signal that stopped it
         self.run_dir, self.env_step, self.saved, self.signal = Path(run_dir), env_step, saved, signal
         self.code = 143 if signal == 'SIGTERM' else 130
-        how = ('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)'
+        how = (('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved
+               else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)')
         super().__init__(f"{how} at env step {env_step:,}; resume with: {resume_hint(run_dir)}")
 
-    def __reduce__(self): return type(self), (self.run_dir, self.env_step, self.saved, self.signal)   # pickled whole (from a learner of a group, through Ray)
+    def __reduce__(self):
+        return type(self), (self.run_dir, self.env_step, self.saved,
+                            self.signal)   # pickled whole (from a learner of a group, through Ray)
 
 # %% ../nbs/19_runs.ipynb #365ae586
 class BestCheckpointCallback(Callback):
@@ -304,14 +330,17 @@ class BestCheckpointCallback(Callback):
     def after_batch(self): self.consider()
 
     def consider(self):
-        "Save the learner if an evaluation logged since the last call beats the best mean so far (an evaluation apart from training: with the weights it evaluated)"
+        """Save the learner if an evaluation logged since the last call beats the best mean so far (an evaluation apart
+        from training: with the weights it evaluated)"""
         steps, means = self.learn.metrics.series.get('eval_return', ((), ()))
         if len(steps) == self.seen: return
-        step, mean = max(zip(steps[self.seen:], means[self.seen:]), key=lambda sm: sm[1])   # several arrive at once from an evaluator apart: the first best
+        # several arrive at once from an evaluator apart: the first best
+        step, mean = max(zip(steps[self.seen:], means[self.seen:]), key=lambda sm: sm[1])
         self.seen = len(steps)
         if self.best is None or mean > self.best:
             self.best, self.best_step = mean, step
-            ev = getattr(self.learn, 'evaluator', None)   # an RLLearner's; an evaluation apart from training puts back the weights it evaluated
+            # an RLLearner's; an evaluation apart from training puts back the weights it evaluated
+            ev = getattr(self.learn, 'evaluator', None)
             with ev.evaluated_weights(step) if ev is not None else contextlib.nullcontext(): self.learn.save(self.path)
 
     def state_dict(self) -> dict: return dict(best=self.best, best_step=self.best_step, seen=self.seen)

@@ -1,4 +1,4 @@
-"""Frozen copies of a network that a TD target reads: synced every K updates (hard) or tracked with Polyak averaging (soft), after the steps of the loss that moves the online network.
+"""Frozen copies of a network for TD targets: synced every K updates (hard) or Polyak-averaged (soft).
 
 Docs: https://rlnb.github.io/rlnb/targets.html.md"""
 
@@ -31,7 +31,8 @@ class HardUpdate:
     def __call__(self, target: nn.Module, online: nn.Module, opt_step: int):
         if opt_step % self.every: return
         with torch.no_grad():   # tensor by tensor: load_state_dict's checks and hooks cost several times more
-            for t, o in zip([*target.parameters(), *target.buffers()], [*online.parameters(), *online.buffers()]): t.copy_(o)
+            for t, o in zip([*target.parameters(), *target.buffers()], [*online.parameters(), *online.buffers()]):
+                t.copy_(o)
 
 # %% ../nbs/07b_targets.ipynb #66298222
 class SoftUpdate:
@@ -42,21 +43,27 @@ class SoftUpdate:
         self.tau, self._params = tau, {}   # (id(target), id(online)) -> their parameter lists
     def __call__(self, target: nn.Module, online: nn.Module, opt_step: int):
         pair = self._params.get((id(target), id(online)))
-        if pair is None: pair = self._params[id(target), id(online)] = (list(target.parameters()), list(online.parameters()))   # listing them costs more than small nets' lerp
+        # listing them costs more than small nets' lerp
+        if pair is None:
+            pair = self._params[id(target), id(online)] = (list(target.parameters()), list(online.parameters()))
         with torch.no_grad(): torch._foreach_lerp_(*pair, self.tau)
 
 # %% ../nbs/07b_targets.ipynb #1c36bb13
 class TargetNetworkCallback(Callback):
-    "Update `target` from `online` with `rule` (`HardUpdate` or `SoftUpdate`) after each optimizer step of the loss named `after` (None: of every loss)"
+    """Update `target` from `online` with `rule` (`HardUpdate` or `SoftUpdate`) after each optimizer step of the loss
+    named `after` (None: of every loss)"""
     order = 10
     def __init__(self,
                  target: nn.Module,                    # the frozen copy to update
                  online: nn.Module,                    # the network it follows
-                 rule=None,                            # `HardUpdate` (default, every 1000 learner steps) or `SoftUpdate`
-                 after: str | None = None):            # the name of the loss whose steps trigger an update (None: every loss's)
+                 # `HardUpdate` (default, every 1000 learner steps) or `SoftUpdate`
+                 rule=None,
+                 # the name of the loss whose steps trigger an update (None: every loss's)
+                 after: str | None = None):
         self.target, self.online, self.rule, self.after = target, online, rule or HardUpdate(), after
     def after_step(self):
-        if self.after is None or self.learn.loss_cb.name == self.after: self.rule(self.target, self.online, self.learn.opt_step)
+        if self.after is None or self.learn.loss_cb.name == self.after:
+            self.rule(self.target, self.online, self.learn.opt_step)
     def state_dict(self) -> dict: return {'target': self.target.state_dict()}
     def load_state_dict(self, state: dict):
         self.target.load_state_dict(state['target']); return self

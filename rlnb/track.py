@@ -1,4 +1,4 @@
-"""`--track wandb` and `--track mlflow`: a run's config, every metric value as it is written, its learning curve and summary sent to Weights & Biases or MLflow, the same tracked run continued on resume; the run directory stays the record
+"""`--track wandb` and `--track mlflow`: a run's config and metrics sent as they are written, and on resume.
 
 Docs: https://rlnb.github.io/rlnb/track.html.md"""
 
@@ -23,7 +23,8 @@ def check_tracker(name: str):                       # `wandb` or `mlflow`
     "Refuse, in one line naming the fix, a tracker that is unknown, not installed or cannot be reached"
     if name not in TRACKERS: raise ValueError(f"{said('track', name)}: the trackers are {' and '.join(TRACKERS)}.")
     try: importlib.import_module(name)
-    except ImportError: raise ValueError(f'{said("track", name)} needs the {name} package: pip install "rlnb[track]"') from None
+    except ImportError:
+        raise ValueError(f'{said("track", name)} needs the {name} package: pip install "rlnb[track]"') from None
     (_check_wandb if name == 'wandb' else _check_mlflow)()
 
 # %% ../nbs/19c_track.ipynb #4e8956f1
@@ -32,9 +33,12 @@ def _check_wandb():
     if os.environ.get('WANDB_MODE', '').lower() in ('offline', 'disabled', 'dryrun'): return
     url = urlparse(os.environ.get('WANDB_BASE_URL', 'https://api.wandb.ai'))
     if not (os.environ.get('WANDB_API_KEY') or _netrc_login(url.hostname)):   # where `wandb login` keeps the key
-        raise ValueError(f"{said('track', 'wandb')}: W&B is not logged in here: run `wandb login` (or set WANDB_API_KEY), or set WANDB_MODE=offline to keep the run locally and `wandb sync` it later.")
+        raise ValueError(f"{said('track', 'wandb')}: W&B is not logged in here: run `wandb login` (or set "
+                         "WANDB_API_KEY), or set WANDB_MODE=offline to keep the run locally and `wandb sync` it later.")
     try: socket.create_connection((url.hostname, url.port or 443), timeout=5).close()
-    except OSError as e: raise ValueError(f"{said('track', 'wandb')}: {url.geturl()} cannot be reached ({e.__class__.__name__}): set WANDB_MODE=offline to keep the run locally.") from None
+    except OSError as e:
+        raise ValueError(f"{said('track', 'wandb')}: {url.geturl()} cannot be reached ({e.__class__.__name__}): set "
+                         "WANDB_MODE=offline to keep the run locally.") from None
 
 def _netrc_login(host: str) -> bool:
     try: return netrc.netrc(os.environ.get('NETRC')).authenticators(host) is not None
@@ -47,7 +51,8 @@ def _check_mlflow():
     from mlflow import MlflowClient
     uri = mlflow.get_tracking_uri()
     try:
-        with mock.patch.dict(os.environ, MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5'): MlflowClient(uri).search_experiments(max_results=1)
+        with mock.patch.dict(os.environ, MLFLOW_HTTP_REQUEST_MAX_RETRIES='0', MLFLOW_HTTP_REQUEST_TIMEOUT='5'):
+            MlflowClient(uri).search_experiments(max_results=1)
     except Exception as e:
         raise ValueError(f"{said('track', 'mlflow')}: MLflow does not answer at {uri} ({type(e).__name__}): set "
                          "MLFLOW_TRACKING_URI, e.g. to sqlite:///mlflow.db for a local file.") from None
@@ -65,15 +70,18 @@ def flat(d: dict,                                   # a nested dict
 
 # %% ../nbs/19c_track.ipynb #bc0822e8
 class WandbTracker:
-    "A W&B run in `dir` (`WANDB_PROJECT`, default rlnb): the config, history rows against `global_step`, files, the summary; `run_id` continues one"
+    """A W&B run in `dir` (`WANDB_PROJECT`, default rlnb): the config, history rows against `global_step`, files, the
+    summary; `run_id` continues one"""
     def __init__(self, name: str,                    # the run's name
                  config: dict,                       # its parameters (nested: W&B shows them nested)
                  tags: dict,                         # {name: value}, shown as `name:value` tags
                  dir,                                # the folder W&B writes its `wandb/` files into
                  run_id: str | None = None):         # a run to continue (default: a new one)
         import wandb
-        self.run = wandb.init(project=os.environ.get('WANDB_PROJECT', 'rlnb'), name=name, config=config, tags=[f'{k}:{v}' for k, v in tags.items()],
-                              dir=str(dir), id=run_id, resume='allow' if run_id else None, settings=wandb.Settings(silent=True, console='off'))
+        self.run = wandb.init(project=os.environ.get('WANDB_PROJECT', 'rlnb'), name=name, config=config,
+                              tags=[f'{k}:{v}' for k, v in tags.items()],
+                              dir=str(dir), id=run_id, resume='allow' if run_id else None,
+                              settings=wandb.Settings(silent=True, console='off'))
         self.run.define_metric('global_step'); self.run.define_metric('*', step_metric='global_step')
         self.id = self.run.id
     def log(self, rows: list):                       # `(step, {name: value})` rows
@@ -86,7 +94,8 @@ class WandbTracker:
 
 # %% ../nbs/19c_track.ipynb #0882a64a
 class MlflowTracker:
-    "An MLflow run (`MLFLOW_EXPERIMENT_NAME`, default rlnb) at `MLFLOW_TRACKING_URI`: the config as params, metric values with their steps, files as artifacts; `run_id` continues one"
+    """An MLflow run (`MLFLOW_EXPERIMENT_NAME`, default rlnb) at `MLFLOW_TRACKING_URI`: the config as params, metric
+    values with their steps, files as artifacts; `run_id` continues one"""
     def __init__(self, name: str,                    # the run's name
                  config: dict,                       # its parameters (nested: flattened to dotted names)
                  tags: dict,                         # {name: value} tags
@@ -97,30 +106,38 @@ class MlflowTracker:
         if run_id is not None: self.id = run_id; self.client.update_run(run_id, status='RUNNING'); return
         exp_name = os.environ.get('MLFLOW_EXPERIMENT_NAME', 'rlnb')
         exp = self.client.get_experiment_by_name(exp_name)
-        run = self.client.create_run(exp.experiment_id if exp else self.client.create_experiment(exp_name), run_name=name, tags={k: str(v) for k, v in tags.items()})
+        run = self.client.create_run(exp.experiment_id if exp else self.client.create_experiment(exp_name),
+                                     run_name=name, tags={k: str(v) for k, v in tags.items()})
         self.id = run.info.run_id
         params = [Param(k, str(v)[:6000]) for k, v in flat(config).items()]
         for i in range(0, len(params), 100): self.client.log_batch(self.id, params=params[i:i + 100])
     def log(self, rows: list):                       # `(step, {name: value})` rows
         from mlflow.entities import Metric
-        now = int(time.time() * 1000); ms = [Metric(k, float(v), now, int(step)) for step, values in rows for k, v in values.items()]
+        now = int(time.time() * 1000)
+        ms = [Metric(k, float(v), now, int(step)) for step, values in rows for k, v in values.items()]
         for i in range(0, len(ms), 1000): self.client.log_batch(self.id, metrics=ms[i:i + 1000])
     def upload(self, files: list,                    # paths of files to keep as artifacts
                summary: dict):                       # the run's summary: its numbers become `summary.*` metrics
         for f in files: self.client.log_artifact(self.id, str(f))
-        self.log([(summary.get('env_steps', 0), {f'summary.{k}': v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})])
-    def end(self, finished: bool): self.client.set_terminated(self.id, 'FINISHED' if finished else 'KILLED')   # finished: the run reached its end
+        self.log([(summary.get('env_steps', 0),
+                   {f'summary.{k}': v for k, v in summary.items() if isinstance(v, (int, float))
+                    and not isinstance(v, bool)})])
+    def end(self, finished: bool):   # the run reached its end
+        self.client.set_terminated(self.id, 'FINISHED' if finished else 'KILLED')
 
 # %% ../nbs/19c_track.ipynb #56fa0ee7
 class TrackCallback(Callback):
-    "Send every metric value to `tracker` (a `WandbTracker` or `MlflowTracker`) in rows by step, then the run's files and summary; a failing tracker warns once and is dropped"
+    """Send every metric value to `tracker` (a `WandbTracker` or `MlflowTracker`) in rows by step, then the run's files
+    and summary; a failing tracker warns once and is dropped"""
     order = 61
-    def __init__(self, tracker,                      # a `WandbTracker` or `MlflowTracker` (anything with log, upload, end)
+    def __init__(self, tracker,                      # a `WandbTracker` or `MlflowTracker` (log, upload, end)
                  flush_secs: float = 10.):             # seconds between sends of the rows gathered
-        self.tracker, self.flush_secs, self.rows, self.failed, self.finished, self._sent = tracker, flush_secs, [], False, False, time.monotonic()
+        self.tracker, self.flush_secs, self.rows = tracker, flush_secs, []
+        self.failed, self.finished, self._sent = False, False, time.monotonic()
     def before_fit(self): self.learn.metrics.sinks.append(self._write)
     def _write(self, name, value, step):
-        if self.rows and self.rows[-1][0] == step and name not in self.rows[-1][1]: self.rows[-1][1][name] = value   # two episodes that end at one step: two rows
+        # two episodes that end at one step: two rows
+        if self.rows and self.rows[-1][0] == step and name not in self.rows[-1][1]: self.rows[-1][1][name] = value
         else: self.rows.append((step, {name: value}))
         if time.monotonic() - self._sent > self.flush_secs: self.flush()
     def flush(self):
@@ -148,7 +165,9 @@ def _safely(self: TrackCallback, f, *args):
 def upload(self: TrackCallback, files: list,        # the run's files (those that exist are sent)
            summary: dict):                           # the run's summary
     "Send the run's files that exist and its summary: the run finished"
-    self.flush(); self._safely(self.tracker.upload, [Path(f) for f in files if Path(f).exists()], summary); self.finished = True
+    self.flush()
+    self._safely(self.tracker.upload, [Path(f) for f in files if Path(f).exists()], summary)
+    self.finished = True
 
 @patch
 def close(self: TrackCallback):

@@ -1,4 +1,4 @@
-"""Training runs from presets (`rlnb.presets`): train, resume, evaluate and export a run directory. The `rlnb` command line that calls them is `20c_cli`.
+"""Training runs from presets: train, resume, evaluate and export a run directory.
 
 Docs: https://rlnb.github.io/rlnb/train.html.md"""
 

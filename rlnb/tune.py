@@ -1,4 +1,4 @@
-"""`rlnb tune ALGO --trials N --steps S`: an Optuna study over a preset's search space (declared as data, after rl-baselines3-zoo's), TPE sampling, a median pruner fed by the runs' evaluations, resumable from its storage, every trial a run directory, and the best trial's `config.json` to train again
+"""`rlnb tune ALGO`: an Optuna study over a preset's search space, pruned, resumable, every trial a run.
 
 Docs: https://rlnb.github.io/rlnb/tune.html.md"""
 
@@ -22,7 +22,8 @@ def suggest(trial,                                   # an `optuna.Trial`
             cfg                                      # the preset's config, whose fields read the values
            ) -> dict:
     "The trial's values for `space`, as config changes (`{field: value}`)"
-    pick = dict(log=lambda n, lo, hi: trial.suggest_float(n, lo, hi, log=True), float=trial.suggest_float, int=trial.suggest_int, cat=trial.suggest_categorical)
+    pick = dict(log=lambda n, lo, hi: trial.suggest_float(n, lo, hi, log=True), float=trial.suggest_float,
+                int=trial.suggest_int, cat=trial.suggest_categorical)
     return parse_settings(cfg, [f'{n}={pick[kind](n, *args)}' for n, (kind, *args) in space.items()])
 
 # %% ../nbs/19f_tune.ipynb #a39f6aed
@@ -34,7 +35,8 @@ class PruneCallback(Callback):
     def after_batch(self):
         ev = self.learn.evaluator
         if ev.last_step is None: return
-        k = ev.last_step // self.learn.cfg.eval_every   # the evaluation's slot: trials whose rollouts differ in length evaluate at different env steps
+        # the evaluation's slot: trials whose rollouts differ in length evaluate at different env steps
+        k = ev.last_step // self.learn.cfg.eval_every
         if k == self.reported: return
         self.reported = k
         self.trial.report(float(ev.last.mean), k)
@@ -53,7 +55,8 @@ def _objective(trial, algo: str, env: str, steps, seed: int, train, out: Path, f
     trial.set_user_attr('run_dir', str(run_dir))
     cb = PruneCallback(trial)
     try: s = train(algo, env=env, steps=steps, seed=seed, out=run_dir, progress=False, changes=changes, cbs=[cb])
-    except ValueError as e: trial.set_user_attr('error', str(e)); raise   # settings the config refuses: the trial fails, the study goes on
+    # settings the config refuses: the trial fails, the study goes on
+    except ValueError as e: trial.set_user_attr('error', str(e)); raise
     if cb.pruned_at is not None: raise optuna.TrialPruned(f'pruned at env step {cb.pruned_at}')
     return float(s['final_eval_mean'])
 
@@ -64,13 +67,15 @@ def _said(study, trial):
     S = optuna.trial.TrialState
     what = (f'value {trial.value:.2f}' if trial.state == S.COMPLETE else 'pruned' if trial.state == S.PRUNED
             else f"failed: {trial.user_attrs.get('error', '')}" if trial.state == S.FAIL else trial.state.name.lower())
-    best = f'; best {study.best_value:.2f} (trial {study.best_trial.number})' if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials) else ''
+    best = (f'; best {study.best_value:.2f} (trial {study.best_trial.number})'
+            if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials) else '')
     print(f"rlnb tune: trial {trial.number} {what}{best}: {json.dumps(trial.params)}", file=sys.stderr, flush=True)
 
 def _searcher(seed: int) -> dict:
     "Every study's sampler and pruner: TPE seeded by `seed`; the median pruner from the second trial on"
     import optuna
-    return dict(sampler=optuna.samplers.TPESampler(seed=seed), pruner=optuna.pruners.MedianPruner(n_startup_trials=1, n_warmup_steps=0))
+    return dict(sampler=optuna.samplers.TPESampler(seed=seed),
+                pruner=optuna.pruners.MedianPruner(n_startup_trials=1, n_warmup_steps=0))
 
 # %% ../nbs/19f_tune.ipynb #f0e47541
 def run_study(algo: str,                             # a preset with a search space (`SPACES`)
@@ -89,25 +94,31 @@ def run_study(algo: str,                             # a preset with a search sp
     "Run (or continue) an Optuna study of `algo`'s hyperparameters; the counts, the best trial and its config"
     import optuna
     p = get_preset(algo, env)
-    if p.algo not in SPACES: raise ValueError(f"{p.algo} has no search space; the presets that have one: {', '.join(SPACES)}.")
-    if jobs > 1 and storage is None: raise ValueError(f"{said('jobs', jobs)} runs trials in {jobs} processes, which share the study through its storage: give {said('storage', 'sqlite:///tune.db')}.")
+    if p.algo not in SPACES:
+        raise ValueError(f"{p.algo} has no search space; the presets that have one: {', '.join(SPACES)}.")
+    if jobs > 1 and storage is None:
+        raise ValueError(f"{said('jobs', jobs)} runs trials in {jobs} processes, which share the study through its "
+                         f"storage: give {said('storage', 'sqlite:///tune.db')}.")
     name = study or f"{p.algo}-{p.env.replace('/', '-')}"
     optuna.logging.set_verbosity(optuna.logging.ERROR)   # a failed trial is our one line, not Optuna's traceback
-    st = optuna.create_study(study_name=name, storage=storage, load_if_exists=True, direction='maximize', **_searcher(seed))
-    work = dict(algo=p.algo, env=p.env, steps=steps, seed=seed, train=train, out=Path(out)/name, fixed=fixed or {}, trials=trials)
+    st = optuna.create_study(study_name=name, storage=storage, load_if_exists=True, direction='maximize',
+                             **_searcher(seed))
+    work = dict(algo=p.algo, env=p.env, steps=steps, seed=seed, train=train, out=Path(out)/name, fixed=fixed or {},
+                trials=trials)
     if jobs == 1: _work(st, work, progress)
     else: _in_processes(name, storage, seed, work, jobs)
     return _report(optuna.load_study(study_name=name, storage=storage) if storage else st, Path(out)/name)
 
 # %% ../nbs/19f_tune.ipynb #1cc16b7d
 def _work(st, w: dict, progress: bool = False, share: int = 1):
-    "Run this process's `1/share` of the trials study `st` lacks, stopping once it has finished `w['trials']` in all, counted across every process"
+    """Run this process's `1/share` of the trials study `st` lacks, stopping once it has finished `w['trials']` in all,
+    counted across every process"""
     import optuna
     S = optuna.trial.TrialState
     left = -(-max(0, w['trials'] - sum(t.state.is_finished() for t in st.trials)) // share)
     stop = optuna.study.MaxTrialsCallback(w['trials'], states=(S.COMPLETE, S.PRUNED, S.FAIL))
-    st.optimize(lambda t: _objective(t, w['algo'], w['env'], w['steps'], w['seed'], w['train'], w['out'], w['fixed']), n_trials=left, catch=(ValueError,),
-                callbacks=[_said, stop], show_progress_bar=progress and left > 0)
+    st.optimize(lambda t: _objective(t, w['algo'], w['env'], w['steps'], w['seed'], w['train'], w['out'], w['fixed']),
+                n_trials=left, catch=(ValueError,), callbacks=[_said, stop], show_progress_bar=progress and left > 0)
 
 def _work_in(name: str, storage: str, seed: int, w: dict, share: int):
     "A worker process: load the shared study, with a sampler seeded apart from the others"
@@ -118,7 +129,8 @@ def _work_in(name: str, storage: str, seed: int, w: dict, share: int):
 def _in_processes(name: str, storage: str, seed: int, w: dict, jobs: int):
     "Run the study's trials in `jobs` spawned processes sharing its storage"
     import multiprocessing as mp, rlnb.tune   # (the installed module's function, which a spawned process can import)
-    with mp.get_context('spawn').Pool(jobs) as pool: pool.starmap(rlnb.tune._work_in, [(name, storage, seed + k, w, jobs) for k in range(jobs)])
+    with mp.get_context('spawn').Pool(jobs) as pool:
+        pool.starmap(rlnb.tune._work_in, [(name, storage, seed + k, w, jobs) for k in range(jobs)])
 
 def _report(st, out: Path) -> dict:
     "The study's counts and best trial; its config.json copied to `out/best_config.json`"
@@ -129,5 +141,6 @@ def _report(st, out: Path) -> dict:
     if res['complete']:
         b = st.best_trial
         shutil.copy(Path(b.user_attrs['run_dir'])/'config.json', out/'best_config.json')
-        res |= dict(best_trial=b.number, best_value=b.value, best_params=b.params, best_config=str(out/'best_config.json'))
+        res |= dict(best_trial=b.number, best_value=b.value, best_params=b.params,
+                    best_config=str(out/'best_config.json'))
     return res

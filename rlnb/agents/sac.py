@@ -1,4 +1,4 @@
-"""Soft Actor-Critic (Haarnoja et al. 2018, with the learned temperature of Haarnoja et al. 2019): a squashed Gaussian policy that maximises return plus entropy, twin critics with Polyak-averaged targets, and a temperature tuned to a target entropy.
+"""Soft Actor-Critic: a squashed Gaussian policy, twin critics, and a temperature tuned to a target entropy.
 
 Docs: https://rlnb.github.io/rlnb/agents.sac.html.md"""
 
@@ -33,15 +33,20 @@ def squashed_sample(mean,                              # the Gaussian's means `[
                    ) -> tuple:
     "`(a [B, A], logp [B])`: a = tanh(u) with u ~ N(mean, exp(log_std)), and the log-density of a"
     if deterministic: u = mean
-    else: u = mean + log_std.exp() * group_randn(mean.shape, gen, gen.device if gen is not None else mean.device).to(mean.device)   # a CPU generator may act for a GPU actor
+    # a CPU generator may act for a GPU actor
+    else:
+        u = mean + log_std.exp() * group_randn(mean.shape, gen, gen.device if gen is not None
+                                               else mean.device).to(mean.device)
     a = torch.tanh(u)
     return a, gaussian_logp(mean, log_std, u) - torch.log(1 - a * a + 1e-6).sum(-1)
 
 # %% ../../nbs/12a_agents.sac.ipynb #bb10b1a8
 class SquashedGaussianActor(MLPActor):
-    "The SAC policy: an MLP body, then the mean and the log standard deviation (clamped to [-20, 2]) of a Gaussian per action dimension"
+    """The SAC policy: an MLP body, then the mean and the log standard deviation (clamped to [-20, 2]) of a Gaussian per
+    action dimension"""
     hidden = (256, 256)
-    def _head(self, body, width, act_dim): self.body, self.mean, self.log_std = body, nn.Linear(width, act_dim), nn.Linear(width, act_dim)
+    def _head(self, body, width, act_dim):
+        self.body, self.mean, self.log_std = body, nn.Linear(width, act_dim), nn.Linear(width, act_dim)
     def forward(self, obs) -> dict:
         h = self.body(flatten_obs(obs))
         return {'mean': self.mean(h), 'log_std': self.log_std(h).clamp(-20., 2.)}
@@ -66,7 +71,8 @@ class SACNets(nn.Module):
                  alpha: float | None = None,           # a fixed temperature (None: learned, starting at `alpha_init`)
                  alpha_init: float = 1.0):             # the learned temperature's initial value
         super().__init__()
-        self.actor, self.critic = SquashedGaussianActor(obs_example, act_dim, hidden), TwinQ(obs_example, act_dim, hidden)
+        self.actor = SquashedGaussianActor(obs_example, act_dim, hidden)
+        self.critic = TwinQ(obs_example, act_dim, hidden)
         log_alpha = torch.tensor(math.log(alpha_init if alpha is None else alpha))
         if alpha is None: self.log_alpha = nn.Parameter(log_alpha)
         else: self.register_buffer('log_alpha', log_alpha)
@@ -77,11 +83,13 @@ class SACNets(nn.Module):
 
 # %% ../../nbs/12a_agents.sac.ipynb #8d03dd04
 class SACCriticLoss(CriticLoss):
-    "Both critics against the soft TD target `r + γ (1 - terminated) (min Q⁻(s', a') - α log π(a'|s'))`, half the summed squared errors"
+    """Both critics against the soft TD target `r + γ (1 - terminated) (min Q⁻(s', a') - α log π(a'|s'))`, half the
+    summed squared errors"""
     def __init__(self,
                  nets: SACNets,                        # the actor, critics and temperature
                  target: nn.Module,                    # the target critics (a frozen copy of `nets.critic`)
-                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 low,
                  high,                                 # the action space's upper bounds
                  gamma: float = 0.99,                  # discount
                  lr: float = 0.0003,                   # Adam's learning rate
@@ -101,7 +109,8 @@ class SACCriticLoss(CriticLoss):
 
 # %% ../../nbs/12a_agents.sac.ipynb #be3fea82
 class SACActorLoss(LossCallback):
-    "The policy loss `α log π(a|s) - min Q(s, a)` with `a ~ π(·|s)` reparameterised; keeps `logp` (detached) for the temperature"
+    """The policy loss `α log π(a|s) - min Q(s, a)` with `a ~ π(·|s)` reparameterised; keeps `logp` (detached) for the
+    temperature"""
     def __init__(self,
                  nets: SACNets,                        # the actor, critics and temperature
                  lr: float = 3e-4,                     # Adam's learning rate
@@ -122,7 +131,8 @@ class SACActorLoss(LossCallback):
         q, logp = pred
         return (self.nets.alpha * logp - q).mean()
     def state_dict(self) -> dict: return super().state_dict() | {'rng': rng_state(self.gen)}
-    def load_state_dict(self, state: dict): super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
+    def load_state_dict(self, state: dict):
+        super().load_state_dict(state); set_rng_state(self.gen, state['rng']); return self
 
 # %% ../../nbs/12a_agents.sac.ipynb #573bebcd
 class SACAlphaLoss(LossCallback):
@@ -162,7 +172,8 @@ class FixedTemperature:
 @dataclass
 class SACConfig(ContinuousConfig):
     "Hyperparameters of SAC (Stable-Baselines3's defaults)"
-    temperature: object = LearnedTemperature()   # α: `LearnedTemperature(init, target_entropy)` or `FixedTemperature(alpha)`
+    # α: `LearnedTemperature(init, target_entropy)` or `FixedTemperature(alpha)`
+    temperature: object = LearnedTemperature()
 
 # %% ../../nbs/12a_agents.sac.ipynb #180de92b
 @patch

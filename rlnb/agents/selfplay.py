@@ -1,4 +1,4 @@
-"""DQN that learns a two-player board game by playing itself: one masked Q-network in both seats with the negamax target, against a pool of its own past snapshots, or two networks learning against each other; evaluated in greedy games against a random player from each seat.
+"""DQN that learns a two-player board game by playing itself, a pool of its past selves, or a rival network.
 
 Docs: https://rlnb.github.io/rlnb/agents.selfplay.html.md"""
 
@@ -24,7 +24,8 @@ from ..rl import RLLearner, Run, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay, Rival, OpponentPool, Players, play_games
+from ..data.battle import (masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay,
+                              Rival, OpponentPool, Players, play_games)
 from ..data.heuristics import HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from ..offpolicy import OffPolicyBatches, OffPolicyConfig
@@ -38,29 +39,35 @@ __all__ = ['make_game', 'BoardQNetwork', 'mirror_moves', 'MirrorHalf', 'NegamaxB
            'SnapshotCallback', 'SplitReplay']
 
 # %% ../../nbs/13_agents.selfplay.ipynb #a45cace4
-def make_game(env_id: str,                          # a PettingZoo classic game, such as `tictactoe_v3` or `connect_four_v3`
+def make_game(env_id: str,                          # a PettingZoo classic game: `tictactoe_v3`, `connect_four_v3`
               n: int = 1,                           # how many
               **kwargs                              # passed to the game's `env()`, such as `render_mode='rgb_array'`
              ) -> list:
     "`n` AEC envs of the PettingZoo classic game `env_id`"
     try: mod = importlib.import_module(f'pettingzoo.classic.{env_id}')
     except ModuleNotFoundError as e:
-        if e.name and e.name.split('.')[0] == 'pettingzoo' and e.name.count('.') == 0: raise ValueError("Two-player games need PettingZoo: pip install 'rlnb[multiagent]'.") from e
-        raise ValueError(f"{env_id!r} is not one of PettingZoo's classic games: try tictactoe_v3 or connect_four_v3.") from e
+        if e.name and e.name.split('.')[0] == 'pettingzoo' and e.name.count('.') == 0:
+            raise ValueError("Two-player games need PettingZoo: pip install 'rlnb[multiagent]'.") from e
+        raise ValueError(f"{env_id!r} is not one of PettingZoo's classic games: "
+                         "try tictactoe_v3 or connect_four_v3.") from e
     return [mod.env(**kwargs) for _ in range(n)]
 
 # %% ../../nbs/13_agents.selfplay.ipynb #743d473d
 class BoardQNetwork(nn.Module):
-    "Q-values of the moves from a board observation: 3×3 convolutions over the board planes (if any), an MLP over what they give, illegal moves set to `ILLEGAL`"
+    """Q-values of the moves from a board observation: 3×3 convolutions over the board planes (if any), an MLP over what
+    they give, illegal moves set to `ILLEGAL`"""
     def __init__(self,
-                 obs_example: dict,                    # a batch of board observations (`board_obs`: planes `[B, H, W, C]`), for the sizes
+                 # a batch of board observations (`board_obs`: planes `[B, H, W, C]`), for the sizes
+                 obs_example: dict,
                  n_actions: int,                       # moves
                  hidden=(256, 256),                    # hidden layer sizes of the MLP
-                 conv=()):                             # channels of 3×3 ReLU convolutions (padded: the board keeps its size) before the MLP; () for none
+                 # channels of 3×3 ReLU convolutions (padded: the board keeps its size) before the MLP; () for none
+                 conv=()):
         super().__init__()
         H, W, C = obs_example['observation'].shape[1:]
         self.body, self.head = mlp([(conv[-1] if conv else C) * H * W, *hidden]), nn.Linear(hidden[-1], n_actions)
-        self.conv = nn.Sequential(*[m for i, k in enumerate(conv) for m in (nn.Conv2d((C, *conv)[i], k, 3, padding=1), nn.ReLU())])
+        self.conv = nn.Sequential(*[m for i, k in enumerate(conv)
+                                    for m in (nn.Conv2d((C, *conv)[i], k, 3, padding=1), nn.ReLU())])
     def forward(self, obs: dict) -> torch.Tensor:
         x = obs['observation']
         if len(self.conv): x = self.conv(x.permute(0, 3, 1, 2))   # planes first
@@ -69,7 +76,8 @@ class BoardQNetwork(nn.Module):
 # %% ../../nbs/13_agents.selfplay.ipynb #a9bb77ff
 def mirror_moves(env                                  # a two-player PettingZoo game (it is reset: use one not in play)
                 ) -> torch.Tensor:
-    "For each move of the two-player game `env`, the move that mirrors it left to right: each is played first on an empty board, and the cells they fill are compared"
+    """For each move of the two-player game `env`, the move that mirrors it left to right: each is played first on an
+    empty board, and the cells they fill are compared"""
     cells, p = [], battle_players(env)[0]
     for a in range(int(env.action_space(p).n)):
         env.reset(seed=0); mover = env.agent_selection; env.step(a)
@@ -77,7 +85,8 @@ def mirror_moves(env                                  # a two-player PettingZoo 
         cells.append(tuple(int(i) for i in filled[0]) if len(filled) == 1 else None)
     env.reset(seed=0)
     W = env.observation_space(p)['observation'].shape[1]
-    mirror = [cells.index((c[0], W - 1 - c[1])) if c is not None and (c[0], W - 1 - c[1]) in cells else None for c in cells]
+    mirror = [cells.index((c[0], W - 1 - c[1])) if c is not None and (c[0], W - 1 - c[1]) in cells else None
+              for c in cells]
     if None in mirror: raise ValueError(f'This game has no left-right mirror of its first moves (move '
                                         f'{mirror.index(None)} does not fill one cell whose mirror another move '
                                         'fills): train it with mirror=False.')
@@ -85,20 +94,24 @@ def mirror_moves(env                                  # a two-player PettingZoo 
 
 # %% ../../nbs/13_agents.selfplay.ipynb #86307f74
 class MirrorHalf:
-    "Shows the second half of each sampled batch in the mirror: board planes flipped left to right, moves and legal masks permuted to match (`mirror_moves`)"
+    """Shows the second half of each sampled batch in the mirror: board planes flipped left to right, moves and legal
+    masks permuted to match (`mirror_moves`)"""
     def __init__(self, moves: torch.Tensor): self.moves = moves   # the mirror of each move (an involution)
     def board(self,
-              o: dict,                                 # board observations: `observation` planes [B, H, W, C], `action_mask` [B, moves]
+              # board observations: `observation` planes [B, H, W, C], `action_mask` [B, moves]
+              o: dict,
               k: int                                   # rows from `k` on are mirrored
              ) -> dict:
         "The observations with rows `k:` flipped left to right"
         m = self.moves.to(o['action_mask'].device)
-        return dict(observation=torch.cat([o['observation'][:k], o['observation'][k:].flip(2)]), action_mask=torch.cat([o['action_mask'][:k], o['action_mask'][k:][:, m]]))
+        return dict(observation=torch.cat([o['observation'][:k], o['observation'][k:].flip(2)]),
+                    action_mask=torch.cat([o['action_mask'][:k], o['action_mask'][k:][:, m]]))
 
 # %% ../../nbs/13_agents.selfplay.ipynb #d24389e5
 @patch
 def __call__(self: MirrorHalf,
-             b                                     # a `ReplayBatch`, or a tuple of them (a rival's run: one from each replay)
+             # a `ReplayBatch`, or a tuple of them (a rival's run: one from each replay)
+             b
             ):
     "The batch with its second half in the mirror"
     if not isinstance(b, ReplayBatch): return tuple(self(x) for x in b)   # a rival's run: a batch from each replay
@@ -108,29 +121,36 @@ def __call__(self: MirrorHalf,
 
 # %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
 class NegamaxBootstrap:
-    "V(s') for the player who moved, when s' is the opponent's turn (negamax transitions): minus the opponent's value, `-inner(s')`"
+    """V(s') for the player who moved, when s' is the opponent's turn (negamax transitions): minus the opponent's value,
+    `-inner(s')`"""
     def __init__(self,
-                 inner=None):                          # the opponent's value rule (default `GreedyBootstrap`: its best legal move)
+                 # the opponent's value rule (default `GreedyBootstrap`: its best legal move)
+                 inner=None):
         self.inner = inner or GreedyBootstrap()
-    def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor: return -self.inner(online, target, next_obs)
+    def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
+        return -self.inner(online, target, next_obs)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #d3f5735a
 class BattleResult(NamedTuple):
-    "An evaluation in games: `mean` and `std` of the outcome per game (win 1, draw 0, loss -1) over both seats, and each seat's rates"
+    """An evaluation in games: `mean` and `std` of the outcome per game (win 1, draw 0, loss -1) over both seats, and
+    each seat's rates"""
     mean: float
     std: float
     first: dict
     second: dict
 
 class BattleEvalCallback(EvalCallback):
-    "Every `period` env steps, `n_episodes` greedy games per seat against `opponent`: logs `eval_return` (wins minus losses per game) and each seat's non-loss and win rates"
+    """Every `period` env steps, `n_episodes` greedy games per seat against `opponent`: logs `eval_return` (wins minus
+    losses per game) and each seat's non-loss and win rates"""
     def __init__(self,
                  envs: list,                           # evaluation games, apart from the training ones
                  agent,                                # plays greedily (the trained network)
-                 opponent,                             # plays against it; restored after each evaluation, so every evaluation meets the same draws
+                 # plays against it; restored after each evaluation, so every evaluation meets the same draws
+                 opponent,
                  period: int,                          # env steps between evaluations
                  n_episodes: int = 100,                # games per seat
-                 threshold: float | None = None,       # record `solved_at`, the first env step whose `eval_return` reached it
+                 # record `solved_at`, the first env step whose `eval_return` reached it
+                 threshold: float | None = None,
                  seed: int = 10_000):                  # env i first resets with seed + i
         super().__init__(None, agent, period, n_episodes, threshold, seed)
         self.envs, self.opponent = envs, opponent
@@ -157,9 +177,11 @@ _OPPONENTS = (SelfOpponent, PoolOpponent, RivalOpponent)
 # %% ../../nbs/13_agents.selfplay.ipynb #09d9c513
 @dataclass
 class SelfPlayConfig(OffPolicyConfig):
-    "DQN for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes`: games per seat)"
+    """DQN for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes`: games per
+    seat)"""
     opponent: object = SelfOpponent()  # whom the network plays: `SelfOpponent`, `PoolOpponent` or `RivalOpponent`
-    total_steps: int = 60_000     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
+    # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
+    total_steps: int = 60_000
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
     bs: int = 128                 # transitions per gradient step
@@ -169,8 +191,10 @@ class SelfPlayConfig(OffPolicyConfig):
     train_every: int = 1          # transitions per round of updates
     updates: int = 1              # updates per round
     hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
-    conv: tuple = ()              # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
-    mirror: bool = False          # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
+    # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
+    conv: tuple = ()
+    # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
+    mirror: bool = False
     adam_eps: float = 1e-8        # Adam's ε
     head: LinearHead = LinearHead('mse')   # the TD loss on the board network's Q-values (10a)
     target: object = HardTarget(500)   # a target network, copied every 500 updates: `HardTarget`, `SoftTarget` or None
@@ -185,7 +209,8 @@ class SelfPlayConfig(OffPolicyConfig):
     n_step = 1                    # (not a field) a transition already spans the opponent's reply
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3d4fee1c
-_CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integers (empty: no convolutions)')   # core's LAYERS, empty allowed
+# core's LAYERS, empty allowed
+_CHANNELS = (lambda v: v in ((), []) or LAYERS[0](v), 'a tuple of positive integers (empty: no convolutions)')
 
 @patch
 def __post_init__(self: SelfPlayConfig):
@@ -216,7 +241,8 @@ def evaluate(self: BattleEvalCallback,
     w, l = (float(np.mean([r[k] for r in res.values()])) for k in ('win', 'loss'))
     m, ret = self.learn.metrics, w - l
     m.log('eval_return', ret, env_step)
-    for seat, r in res.items(): m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step); m.log(f'eval_win_{seat}', r['win'], env_step)
+    for seat, r in res.items():
+        m.log(f'eval_nonloss_{seat}', 1 - r['loss'], env_step); m.log(f'eval_win_{seat}', r['win'], env_step)
     if self.threshold is not None and self.solved_at is None and ret >= self.threshold: self.solved_at = env_step
     self.last = BattleResult(ret, float(np.sqrt(max(w + l - ret ** 2, 0.))), res['first'], res['second'])
     return self.last
@@ -237,7 +263,8 @@ def unused(self: SelfPlayConfig,
 def upgrade(cls: SelfPlayConfig,
             fields: dict                         # a config's fields as a run saved them
            ) -> dict:
-    "`fields` with the old `pool`/`rival` pair read as `opponent`: rival=True is 'rival', pool=k > 0 is 'pool' with k snapshots, pool=0 is 'self'"
+    """`fields` with the old `pool`/`rival` pair read as `opponent`: rival=True is 'rival', pool=k > 0 is 'pool' with k
+    snapshots, pool=0 is 'self'"""
     f = dict(fields)
     if 'rival' not in f: return f
     rival, pool = f.pop('rival'), f.get('pool', 0)
@@ -247,7 +274,8 @@ def upgrade(cls: SelfPlayConfig,
 
 # %% ../../nbs/13_agents.selfplay.ipynb #81f340a6
 class Snapshots(nn.Module):
-    "`size` frozen copies of a network, filled in turn, and how many were taken: a pool's members as one module (one state dict to save, or to send to a fleet's runners)"
+    """`size` frozen copies of a network, filled in turn, and how many were taken: a pool's members as one module (one
+    state dict to save, or to send to a fleet's runners)"""
     def __init__(self,
                  net: nn.Module,                       # the network to copy (its shape; its weights at each `take`)
                  size: int):                           # copies kept: the newest
@@ -265,31 +293,38 @@ class Snapshots(nn.Module):
 
 # %% ../../nbs/13_agents.selfplay.ipynb #6176c35c
 class SnapshotPool(OpponentPool):
-    "Self-play against the past: up to `size` frozen copies of `net` (the first taken now), acting ε-greedily among the legal moves; one drawn per game"
+    """Self-play against the past: up to `size` frozen copies of `net` (the first taken now), acting ε-greedily among
+    the legal moves; one drawn per game"""
     def __init__(self,
                  net: nn.Module,                       # the learner's network
                  n_actions: int,                       # its moves
                  size: int = 5,                        # snapshots kept: the newest
-                 eps: float = 0.,                      # the snapshots' ε (games against a pool vary through the draws anyway)
+                 # the snapshots' ε (games against a pool vary through the draws anyway)
+                 eps: float = 0.,
                  seed: int = 0):                       # seeds the draws and the snapshots' exploration
         super().__init__((), size, seed)
-        self.net, self.selector = net, MaskedEpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
-        self.model = Snapshots(net, size)   # the members' networks: a fleet sends them beside the learner's (`data.battle.battle_model`)
+        self.net = net
+        self.selector = MaskedEpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
+        # the members' networks: a fleet sends them beside the learner's (`data.battle.battle_model`)
+        self.model = Snapshots(net, size)
         self._slots, self._seen = [None] * size, 0   # each slot's agent, acting with a copy of its own; snapshots seen
         self.snapshot()
     def snapshot(self):
         "Freeze a copy of the network's weights now"
         self.model.take(self.net); self._sync()
     def _sync(self):
-        "The members, oldest first, as the snapshots' count says (a runner's are loaded, not taken); a new snapshot gets an agent with a copy of its own, so that a game under way keeps the opponent it drew"
+        """The members, oldest first, as the snapshots' count says (a runner's are loaded, not taken); a new snapshot
+        gets an agent with a copy of its own, so that a game under way keeps the opponent it drew"""
         t, n = int(self.model.taken), len(self.model.nets)
-        for k in range(max(self._seen, t - n), t): self._slots[k % n] = Agent(copy.deepcopy(self.model.nets[k % n]), self.selector)
+        for k in range(max(self._seen, t - n), t):
+            self._slots[k % n] = Agent(copy.deepcopy(self.model.nets[k % n]), self.selector)
         self._seen, self.agents = t, [self._slots[i] for i in self.model.held()]
     def pick(self): self._sync(); return OpponentPool.pick(self)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #b0091744
 @patch
-def state_dict(self: SnapshotPool) -> dict: return OpponentPool.state_dict(self) | {'model': self.model.state_dict(), 'selector': self.selector.state_dict()}
+def state_dict(self: SnapshotPool) -> dict:
+    return OpponentPool.state_dict(self) | {'model': self.model.state_dict(), 'selector': self.selector.state_dict()}
 
 @patch
 def load_state_dict(self: SnapshotPool, state: dict):
@@ -314,15 +349,18 @@ class SnapshotCallback(Callback):
 
 # %% ../../nbs/13_agents.selfplay.ipynb #3b026010
 class SplitReplay:
-    "One replay per learner of a battle (`BattleCollector(learner, Rival(agent))`): each row goes to the replay `step.info[key]` names, and a sample is a batch from each"
+    """One replay per learner of a battle (`BattleCollector(learner, Rival(agent))`): each row goes to the replay
+    `step.info[key]` names, and a sample is a batch from each"""
     def __init__(self,
                  replays: list,                        # replay k stores the rows whose `info[key]` is k
                  key: str = 'player'):                 # the `Step.info` entry that names the learner
         self.replays, self.key = list(replays), key
-        if len(self.replays) < 2: raise ValueError(f'SplitReplay routes rows to two or more replays, got {len(self.replays)}: with one learner, use its replay alone.')
+        if len(self.replays) < 2:
+            raise ValueError(f'SplitReplay routes rows to two or more replays, got {len(self.replays)}: with one '
+                             'learner, use its replay alone.')
     bs = property(lambda self: self.replays[0].bs)
     capacity = property(lambda self: sum(r.capacity for r in self.replays))
-    def __len__(self) -> int: return sum(map(len, self.replays))   # every learner's rows: `learning_starts` counts all transitions
+    def __len__(self) -> int: return sum(map(len, self.replays))   # all rows: `learning_starts` counts them all
 
     def _part(self, step: Step, k: int) -> Step:
         "The rows of `step` that are learner k's, without the tag"
@@ -330,21 +368,27 @@ class SplitReplay:
         info = {n: v[rows] for n, v in step.info.items() if n != self.key} or None
         return tree_map(lambda t: t[rows], step._replace(info=None))._replace(info=info)
 
-    def extend(self,
-               steps: list):                          # collector items, each row tagged in `info[key]`
-        "Store each row in its learner's replay (the items joined first: one write per replay)"
-        if any(self.key not in (s.info or {}) for s in steps): raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect with BattleCollector(learner, Rival(opponent)).")
-        step = steps[0] if len(steps) == 1 else tree_cat(steps)
-        bad = step.info[self.key][(step.info[self.key] < 0) | (step.info[self.key] >= len(self.replays))]
-        if len(bad): raise ValueError(f"Step.info['{self.key}'] names learner {int(bad[0])}, and this SplitReplay has replays 0 to {len(self.replays) - 1}: give one replay per learner.")
-        for k, r in enumerate(self.replays):
-            if len((part := self._part(step, k)).reward): r.add(part)
-
     def clear(self): [r.clear() for r in self.replays]; return self
     def state_dict(self) -> dict: return {'replays': [r.state_dict() for r in self.replays]}
-    def load_state_dict(self, state: dict): [r.load_state_dict(s) for r, s in zip(self.replays, state['replays'])]; return self
+    def load_state_dict(self, state: dict):
+        [r.load_state_dict(s) for r, s in zip(self.replays, state['replays'])]; return self
 
-# %% ../../nbs/13_agents.selfplay.ipynb #6f03aa48
+# %% ../../nbs/13_agents.selfplay.ipynb #642a442b
+@patch
+def extend(self: SplitReplay,
+           steps: list):                          # collector items, each row tagged in `info[key]`
+    "Store each row in its learner's replay (the items joined first: one write per replay)"
+    if any(self.key not in (s.info or {}) for s in steps):
+        raise ValueError(f"SplitReplay routes rows by Step.info['{self.key}'], and this item has none: collect "
+                         "with BattleCollector(learner, Rival(opponent)).")
+    step = steps[0] if len(steps) == 1 else tree_cat(steps)
+    bad = step.info[self.key][(step.info[self.key] < 0) | (step.info[self.key] >= len(self.replays))]
+    if len(bad):
+        raise ValueError(f"Step.info['{self.key}'] names learner {int(bad[0])}, and this SplitReplay has replays 0 "
+                         f"to {len(self.replays) - 1}: give one replay per learner.")
+    for k, r in enumerate(self.replays):
+        if len((part := self._part(step, k)).reward): r.add(part)
+
 @patch
 def add(self: SplitReplay,
         step: Step):                                  # a collector item
@@ -357,41 +401,58 @@ def sample(self: SplitReplay,
            sample_range: slice | None = None          # each replay draws only among these of its rows, oldest first
           ) -> tuple:
     "A `ReplayBatch` from each replay, in learner order"
-    if empty := [k for k, r in enumerate(self.replays) if not len(r)]: raise ValueError(f'Learner {empty[0]} has no transitions to sample yet: start learning later (learning_starts).')
+    if empty := [k for k, r in enumerate(self.replays) if not len(r)]:
+        raise ValueError(f'Learner {empty[0]} has no transitions to sample yet: '
+                         'start learning later (learning_starts).')
     return tuple(r.sample(bs, sample_range) for r in self.replays)
+
+# %% ../../nbs/13_agents.selfplay.ipynb #0871f8d4
+@patch
+def _sides(self: SelfPlayConfig, net, loss, n: int, seeds, build, explorer) -> tuple:
+    "The opponent of `net`, the replay (its monitor's callbacks) and the `(net, loss, name)` of each side that learns"
+    o = self.opponent
+    if type(o) is RivalOpponent:   # a second network of its own, with its own replay, loss and optimizer
+        net2, loss2 = seeded_init(seeds[6].int(), build)
+        rival = Rival(explorer(net2, seeds[7].int(), 2))
+        replay = SplitReplay([ExperienceReplay(self.buffer, self.bs, device=self.torch_device, seed=s.int())
+                              for s in (seeds[3], seeds[8])])
+        return rival, replay, [], [(net, loss, 'loss'), (net2, loss2, 'rival_loss')]
+    if type(o) is PoolOpponent: opponent = SnapshotPool(net, n, o.size, o.eps, seed=seeds[5].int() % 2**31)
+    else: loss.bootstrap, opponent = NegamaxBootstrap(loss.bootstrap), SelfPlay(negamax=True)   # the opponent's turn
+    replay, monitor_cbs = self.monitored_replay(
+        lambda m: ExperienceReplay(self.buffer, self.bs, device=self.torch_device, seed=seeds[3].int(), monitor=m))
+    return opponent, replay, monitor_cbs, [(net, loss, 'loss')]
 
 # %% ../../nbs/13_agents.selfplay.ipynb #32148458
 @patch
 def build(self: SelfPlayConfig, run: Run) -> RLLearner:
-    "An `RLLearner` that trains DQN by self-play on the game `run.env_id`: negamax in both seats, against a pool of snapshots, or two networks against each other (`self.opponent`)"
+    """An `RLLearner` that trains DQN by self-play on the game `run.env_id`: negamax in both seats, against a pool of
+    snapshots, or two networks against each other (`self.opponent`)"""
     cfg, seeds = self, Seeder(run.seed).spawn(9)
-    envs = run.envs or make_game(run.env_id, 1 if cfg.execution.runners else cfg.n_envs)   # with runners, one game for the sizes: each runner makes its own
-    p = battle_players(envs[0])[0]
-    envs[0].reset(seed=0); n = int(envs[0].action_space(p).n); ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
+    envs = run.envs or make_game(run.env_id, 1 if cfg.execution.runners else cfg.n_envs)   # runners make their own
+    p = battle_players(envs[0])[0]; envs[0].reset(seed=0); n = int(envs[0].action_space(p).n)
+    ex = board_obs([envs[0].observe(p)], n, envs[0].observation_space(p))
     def build():
         net = BoardQNetwork(ex, n, cfg.hidden, cfg.conv).to(cfg.torch_device)
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
-    def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (each rival makes half of them)
+    def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (a rival makes half)
         return Agent(net, MaskedEpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps, share), seed=seed))
-    o = cfg.opponent; rival = type(o) is RivalOpponent
-    agent, model = explorer(net, seeds[1].int(), 2 if rival else 1), net
-    pool = SnapshotPool(net, n, o.size, o.eps, seed=seeds[5].int() % 2**31) if type(o) is PoolOpponent else None
-    if rival:   # a second network of its own, with its own replay, loss and optimizer
-        net2, loss2 = seeded_init(seeds[6].int(), build)
-        other, model = explorer(net2, seeds[7].int(), 2), nn.ModuleList([net, net2])
-        opponent = Rival(other)
-        replay, monitor_cbs = SplitReplay([ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.torch_device, seed=s.int()) for s in (seeds[3], seeds[8])]), []
-    else:
-        if pool is None: loss.bootstrap = NegamaxBootstrap(loss.bootstrap)   # the next state is the opponent's turn
-        opponent = pool if pool is not None else SelfPlay(negamax=True)
-        replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(cfg.buffer, cfg.bs, device=cfg.torch_device, seed=seeds[3].int(), monitor=m))
-    _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed), seeds[2].int() % 2**31, partial(make_game, run.env_id))
+    rival = type(cfg.opponent) is RivalOpponent
+    agent = explorer(net, seeds[1].int(), 2 if rival else 1)
+    opponent, replay, monitor_cbs, nets = cfg._sides(net, loss, n, seeds, build, explorer)
+    make_col = lambda envs, p, seed: BattleCollector(envs, p.learner, p.opponent, seed=seed)
+    _, col = collection(cfg, run.env_id, envs, Players(agent, opponent), make_col, seeds[2].int() % 2**31,
+                        partial(make_game, run.env_id))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     if cfg.mirror: data = tn.Mapper(data, MirrorHalf(mirror_moves(envs[0])))
-    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent, fixed_player(cfg.eval_opponent, seeds[4].int(), ex['observation'].shape[1:]), cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
+    ev = BattleEvalCallback(run.eval_envs or make_game(run.env_id, cfg.eval_envs), agent,
+                            fixed_player(cfg.eval_opponent, seeds[4].int(), ex['observation'].shape[1:]),
+                            cfg.eval_every, cfg.eval_episodes, cfg.threshold, seed=seeds[4].int() % 2**31)
     pick = (lambda k: (lambda b: b[k])) if rival else (lambda k: (lambda b: b))   # a rival's batch: its own replay's
-    nets = [(net, loss, 'loss'), (net2, loss2, 'rival_loss')] if rival else [(net, loss, 'loss')]
-    losses = [ModelLoss(m, l, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs, get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
-    extra = [SnapshotCallback(pool, o.every_env_steps)] if pool else []
-    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *run.cbs], run.progress)
+    losses = [ModelLoss(m, l, partial(adam, eps=cfg.adam_eps), cfg.lr, get_x=lambda b, g=pick(k): g(b).step.obs,
+                        get_y=pick(k), max_grad_norm=cfg.grad_clip, name=name) for k, (m, l, name) in enumerate(nets)]
+    extra = [SnapshotCallback(opponent, cfg.opponent.every_env_steps)] if isinstance(opponent, SnapshotPool) else []
+    model = nn.ModuleList([m for m, _, _ in nets]) if rival else net
+    cbs = [*(c for _, l, _ in nets for c in dqn_callbacks(cfg, l, None)), *monitor_cbs, *extra, *run.cbs]
+    return RLLearner(cfg, model, tn.Loader(data), losses, col, agent, ev, cbs, run.progress)

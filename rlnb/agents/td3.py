@@ -1,4 +1,4 @@
-"""Twin Delayed DDPG (Fujimoto et al. 2018): a deterministic actor trained through a critic, made stable by three tricks: clipped double Q-learning, target policy smoothing and delayed actor updates. DDPG (Lillicrap et al. 2016) is TD3 with the three switched off.
+"""Twin Delayed DDPG: clipped double Q, target policy smoothing and delayed actor updates; DDPG without them.
 
 Docs: https://rlnb.github.io/rlnb/agents.td3.html.md"""
 
@@ -32,7 +32,8 @@ class DeterministicActor(MLPActor):
 
 # %% ../../nbs/12b_agents.td3.ipynb #0cb25dae
 class GaussianNoiseSelector(BoxSelector):
-    "The actor's unit action plus N(0, `sigma`) noise, clipped to [-1, 1] and rescaled to the bounds (no noise when deterministic); random actions first"
+    """The actor's unit action plus N(0, `sigma`) noise, clipped to [-1, 1] and rescaled to the bounds (no noise when
+    deterministic); random actions first"""
     def __init__(self,
                  low,                                  # the action space's lower bounds
                  high,                                 # the action space's upper bounds
@@ -56,7 +57,8 @@ def smoothed_action(a_BA,                             # the target actor's unit 
                    ) -> torch.Tensor:
     "`clip(a + clip(N(0, sigma), -clip, clip), -1, 1)`: TD3's target action"
     if sigma == 0: return a_BA
-    noise = (sigma * group_randn(a_BA.shape, gen, gen.device if gen is not None else a_BA.device).to(a_BA.device)).clamp(-clip, clip)
+    noise = (sigma * group_randn(a_BA.shape, gen, gen.device if gen is not None
+                                 else a_BA.device).to(a_BA.device)).clamp(-clip, clip)
     return (a_BA + noise).clamp(-1., 1.)
 
 # %% ../../nbs/12b_agents.td3.ipynb #4fdd05ef
@@ -68,7 +70,8 @@ class TD3Nets(nn.Module):
                  hidden=(400, 300),                    # hidden layers of the actor and of each critic
                  twin: bool = True):                   # two critics (TD3) or one (DDPG)
         super().__init__()
-        self.actor, self.critic = DeterministicActor(obs_example, act_dim, hidden), TwinQ(obs_example, act_dim, hidden, n=2 if twin else 1)
+        self.actor = DeterministicActor(obs_example, act_dim, hidden)
+        self.critic = TwinQ(obs_example, act_dim, hidden, n=2 if twin else 1)
 
 # %% ../../nbs/12b_agents.td3.ipynb #927d72ae
 class TD3CriticLoss(CriticLoss):
@@ -77,7 +80,8 @@ class TD3CriticLoss(CriticLoss):
                  nets: TD3Nets,                        # the actor and the critics
                  target_actor: nn.Module,              # the frozen copy of the actor that the target reads
                  target_critic: nn.Module,             # the frozen copy of the critics that the target reads
-                 low,                                  # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
+                 low,
                  high,                                 # the action space's upper bounds
                  gamma: float = 0.99,                  # discount
                  target_noise: float = 0.2,            # σ̃ of the target policy smoothing (0: none)
@@ -86,7 +90,8 @@ class TD3CriticLoss(CriticLoss):
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0):                       # seeds the smoothing noise
         super().__init__(nets.critic, low, high, lr, max_grad_norm, seed)
-        self.nets, self.target_actor, self.target_critic, self.gamma, self.target_noise, self.noise_clip = nets, target_actor, target_critic, gamma, target_noise, noise_clip
+        self.nets, self.target_actor, self.target_critic = nets, target_actor, target_critic
+        self.gamma, self.target_noise, self.noise_clip = gamma, target_noise, noise_clip
 
 # %% ../../nbs/12b_agents.td3.ipynb #6a81aedb
 @patch
@@ -163,14 +168,16 @@ def td3_parts(cfg: TD3Config,                        # the config
     s, act_dim = seeder.spawn(2), space.shape[0]
     nets = TD3Nets(obs_example, act_dim, cfg.hidden, cfg.twin).to(cfg.torch_device)
     t_actor, t_critic = target_copy(nets.actor), target_copy(nets.critic)
-    low, high = torch.as_tensor(space.low, device=cfg.torch_device), torch.as_tensor(space.high, device=cfg.torch_device)
+    low = torch.as_tensor(space.low, device=cfg.torch_device)
+    high = torch.as_tensor(space.high, device=cfg.torch_device)
     noise, clip = (cfg.smoothing.noise, cfg.smoothing.clip) if cfg.smoothing else (0., 0.5)   # DDPG: no smoothing
     critic = TD3CriticLoss(nets, t_actor, t_critic, low, high, cfg.gamma, noise, clip, cfg.lr, cfg.grad_clip,
                            seed=s[0].int())
     actor = TD3ActorLoss(nets, cfg.policy_delay, cfg.lr, cfg.grad_clip)
     sel = GaussianNoiseSelector(space.low, space.high, cfg.action_noise, cfg.learning_starts, seed=s[1].int())
     soft = SoftUpdate(cfg.tau)
-    cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'), TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
+    cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'),
+           TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
     return ActorCriticParts(nets, nets.actor, sel, [critic, actor], cbs)
 
 # %% ../../nbs/12b_agents.td3.ipynb #d1efff75

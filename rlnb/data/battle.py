@@ -1,4 +1,4 @@
-"""Policies against each other in a turn-based PettingZoo game of two or more players: legal-move masks honoured when acting, a collector that yields each learner's transitions from its own point of view, and games played to a count for win, draw and loss rates.
+"""Policies against each other in turn-based PettingZoo games: legal-move masks, each learner's transitions.
 
 Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 
@@ -45,11 +45,12 @@ def legal_random(mask_BA,                            # bool `[B, A]`: the legal 
     "A uniformly random legal move per row: the argmax of uniform noise over the legal moves"
     return torch.rand(mask_BA.shape, generator=gen).masked_fill(~mask_BA.bool().cpu(), -1.).argmax(1)
 
-def board_obs(obs: list,                             # PettingZoo observations: dicts with `observation` and `action_mask`, or plain ones
+def board_obs(obs: list,                             # PettingZoo observations (with `action_mask`), or plain ones
               n_actions: int | None = None,         # plain observations: the moves, all legal
               space=None                            # plain observations: their space (a `Discrete` one becomes one-hot)
              ) -> dict:
-    "A batch of PettingZoo observations as tensors: `observation` float32, `action_mask` bool (all moves legal where the game gives no mask)"
+    """A batch of PettingZoo observations as tensors: `observation` float32, `action_mask` bool (all moves legal where
+    the game gives no mask)"""
     if all(isinstance(o, dict) and {'observation', 'action_mask'} <= set(o) for o in obs):
         return dict(observation=torch.as_tensor(np.stack([o['observation'] for o in obs]), dtype=torch.float32),
                     action_mask=torch.as_tensor(np.stack([o['action_mask'] for o in obs])).bool())
@@ -57,12 +58,15 @@ def board_obs(obs: list,                             # PettingZoo observations: 
         raise ValueError("Battles need PettingZoo's dict observations with 'observation' and 'action_mask' (as the "
                          "classic games give), or plain observations with n_actions, every move legal.")
     x = np.stack([np.asarray(o) for o in obs])
-    if isinstance(space, gym.spaces.Discrete): x = np.eye(int(space.n), dtype=np.float32)[x.astype(np.int64) - int(space.start)]
-    return dict(observation=torch.as_tensor(x, dtype=torch.float32), action_mask=torch.ones(len(obs), n_actions, dtype=torch.bool))
+    if isinstance(space, gym.spaces.Discrete):
+        x = np.eye(int(space.n), dtype=np.float32)[x.astype(np.int64) - int(space.start)]
+    return dict(observation=torch.as_tensor(x, dtype=torch.float32),
+                action_mask=torch.ones(len(obs), n_actions, dtype=torch.bool))
 
 # %% ../../nbs/05h_data.battle.ipynb #be808d35
 class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
-    "ε-greedy among the legal moves (`obs['action_mask']`): random legal moves with probability ε, else the best legal one"
+    """ε-greedy among the legal moves (`obs['action_mask']`): random legal moves with probability ε, else the best legal
+    one"""
     def act(self,
             forward,                              # obs -> Q-values `[B, A]` (or a dict with `q`)
             obs: dict,                            # `observation` and `action_mask` `[B, A]`
@@ -104,41 +108,44 @@ def battle_players(env                               # a PettingZoo AEC env
 
 # %% ../../nbs/05h_data.battle.ipynb #0e595bce
 class SelfPlay(NamedTuple):
-    "The learner in both seats: each seat's transitions from its own side; with `negamax`, every move a transition ending at the opponent's turn"
-    negamax: bool = False       # negamax transitions (a zero-sum game): the next observation is the opponent's view, its value is minus theirs
+    """The learner in both seats: each seat's transitions from its own side; with `negamax`, every move a transition
+    ending at the opponent's turn"""
+    # negamax transitions (a zero-sum game): the next observation is the opponent's view, its value is minus theirs
+    negamax: bool = False
 
 class Rival(NamedTuple):
-    "An opponent agent that learns too: both seats' transitions come out, `Step.info['player']` 0 (the learner's) or 1 (the rival's)"
+    """An opponent agent that learns too: both seats' transitions come out, `Step.info['player']` 0 (the learner's) or 1
+    (the rival's)"""
     agent: object               # one agent with its own network (a pool's members do not learn)
 
 # %% ../../nbs/05h_data.battle.ipynb #6b7e0610
 class BattleCollector(Collector):
-    "`learner` against `opponent` (a fixed one, itself, or a rival that learns) in PettingZoo AEC envs of two or more players; each item holds the learning seats' transitions completed in one ply of every env"
+    """`learner` against `opponent` (a fixed one, itself, or a rival that learns) in PettingZoo AEC envs of two or more
+    players; each item holds the learning seats' transitions completed in one ply of every env"""
     def __init__(self,
-                 envs: list,                           # AEC envs of one game (e.g. `[tictactoe_v3.env() for _ in range(8)]`)
+                 envs: list,                           # AEC envs of one game: `[tictactoe_v3.env() for _ in range(8)]`
                  learner,                              # the agent that learns: `act(board_obs) -> (moves, info)`
-                 opponent=SelfPlay(),                  # an agent or a pool (`pick()` gives each game's): a fixed opponent, the learner's transitions; `SelfPlay()`; `Rival(agent)`
+                 opponent=SelfPlay(),                  # a fixed agent or a pool, `SelfPlay()` or `Rival(agent)`
                  seed: int = 0,                        # env i first resets with seed + i
-                 seat: int | None = None,              # the learner's seat, 0 (moves first) to N - 1; None: each seat in turn, game by game, first in game 0
+                 seat: int | None = None,              # the learner's seat, 0 (first) to N - 1; None: each in turn
                  deterministic: bool = False,          # both players act greedily (evaluation)
                  cbs=()):                              # callbacks of the collector itself
-        if opponent is None: raise ValueError('opponent=None: for self-play pass SelfPlay() (or leave opponent out), SelfPlay(negamax=True) for negamax transitions.')
-        if isinstance(opponent, Rival) and hasattr(opponent.agent, 'pick'): raise ValueError("Rival takes one agent that learns, and a pool's members do not learn: pass the pool itself as a fixed opponent.")
         self.envs, self.agent, self.seed, self.seat, self.deterministic = list(envs), learner, seed, seat, deterministic
-        self.opponent = None if isinstance(opponent, SelfPlay) else opponent.agent if isinstance(opponent, Rival) else opponent   # None: the learner plays both seats
-        self.negamax, self.opponent_learns = isinstance(opponent, SelfPlay) and opponent.negamax, isinstance(opponent, Rival)
-        if any(not hasattr(e, 'last') for e in self.envs):   # a parallel env (no `last`): its players choose in turn, the moves apply when both have
+        self.opponent = (None if isinstance(opponent, SelfPlay) else opponent.agent if isinstance(opponent, Rival)
+                         else opponent)   # None: the learner plays both seats
+        self.negamax = isinstance(opponent, SelfPlay) and opponent.negamax
+        self.opponent_learns = isinstance(opponent, Rival)
+        # a parallel env (no `last`): its players choose in turn, the moves apply when both have
+        if any(not hasattr(e, 'last') for e in self.envs):
             from pettingzoo.utils.conversions import parallel_to_aec
             self.envs = [e if hasattr(e, 'last') else parallel_to_aec(e) for e in self.envs]
         if not self.envs: raise ValueError('BattleCollector needs at least one env.')
         self.players = battle_players(self.envs[0]); N = len(self.players)
-        if seat not in (None, *range(N)): raise ValueError(f'seat must be one of the {N} seats, 0 (first) to {N - 1}, or None (each in turn), got {seat!r}.')
-        if self.negamax and N != 2: raise ValueError(f'negamax transitions are for two-player zero-sum games, and this one has {N} players: use SelfPlay().')
-        if any(list(e.possible_agents) != self.players for e in self.envs): raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
         e, p = self.envs[0], self.players[0]
-        if not isinstance(e.action_space(p), gym.spaces.Discrete): raise ValueError(f'Battles are over discrete moves, and this game\'s are {e.action_space(p)}.')
+        self._check_game(opponent, e.action_space(p))
         self._n, self._space = int(e.action_space(p).n), e.observation_space(p)
-        self.n_envs, self.env_ids, self.quota = len(self.envs), torch.arange(len(self.envs)), None   # quota: games per env (None: no end)
+        # quota: games per env (None: no end)
+        self.n_envs, self.env_ids, self.quota = len(self.envs), torch.arange(len(self.envs)), None
         self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = 0
         self.restarted, self.outcomes = False, np.zeros((N, 3), np.int64)   # [learner seat, (win, draw, loss)]
         from rlnb.callback import Metrics
@@ -146,14 +153,38 @@ class BattleCollector(Collector):
         tn.BaseNode.__init__(self); Loop.__init__(self, cbs)
         self._check_players()
 
+# %% ../../nbs/05h_data.battle.ipynb #b7c1e0a2
+@patch
+def _check_game(self: BattleCollector, opponent, space):
+    "A `ValueError` for an opponent, a seat or a game a battle cannot be played with, naming the fix"
+    N = len(self.players)
+    if opponent is None:
+        raise ValueError('opponent=None: for self-play pass SelfPlay() (or leave opponent out), '
+                         'SelfPlay(negamax=True) for negamax transitions.')
+    if isinstance(opponent, Rival) and hasattr(opponent.agent, 'pick'):
+        raise ValueError("Rival takes one agent that learns, and a pool's members do not learn: pass the pool "
+                         "itself as a fixed opponent.")
+    if self.seat not in (None, *range(N)):
+        raise ValueError(f'seat must be one of the {N} seats, 0 (first) to {N - 1}, or None (each in turn), '
+                         f'got {self.seat!r}.')
+    if self.negamax and N != 2:
+        raise ValueError(f'negamax transitions are for two-player zero-sum games, and this one has {N} players: '
+                         'use SelfPlay().')
+    if any(list(e.possible_agents) != self.players for e in self.envs):
+        raise ValueError('All envs of a BattleCollector must be the same game (the same players).')
+    if not isinstance(space, gym.spaces.Discrete):
+        raise ValueError(f"Battles are over discrete moves, and this game's are {space}.")
+
 # %% ../../nbs/05h_data.battle.ipynb #27dc6082
 @patch
 def _check_players(self: BattleCollector):
-    "Each player acts once on this game's first observation (states kept): one that cannot is refused now, naming the game"
+    """Each player acts once on this game's first observation (states kept): one that cannot is refused now, naming the
+    game"""
     e, p = self.envs[0], self.players[0]
     e.reset(seed=self.seed)
     obs = e.observe(p); board = self._board([obs]); self._empty = {k: v[:0] for k, v in board.items()}
-    opponents = getattr(self.opponent, 'agents', [self.opponent]) if hasattr(self.opponent, 'pick') else [self.opponent]   # a pool: each of its agents
+    # a pool: each of its agents
+    opponents = getattr(self.opponent, 'agents', [self.opponent]) if hasattr(self.opponent, 'pick') else [self.opponent]
     for name, a in (('learner', self.agent), *(('opponent', o) for o in opponents)):
         if a is None: continue
         space = getattr(a, 'observation_space', None)
@@ -175,12 +206,14 @@ def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self
 # %% ../../nbs/05h_data.battle.ipynb #660f2947
 @patch
 def _new_game(self: BattleCollector, i: int):
-    "Start game `self.games[i]` in env i: the learner's seat, an opponent in each other seat (drawn from a pool), nothing pending"
+    """Start game `self.games[i]` in env i: the learner's seat, an opponent in each other seat (drawn from a pool),
+    nothing pending"""
     k = self.games[i]; self.games[i] += 1
     self.envs[i].reset(seed=self.seed + i if k == 0 else None)
     seat = self.seat if self.seat is not None else k % len(self.players)
     self.learning[i] = set(self.players) if self.opponent is None else {self.players[seat]}
-    self.opp[i] = {p: self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent for p in self.players if p not in self.learning[i]}
+    self.opp[i] = {p: self.opponent.pick() if hasattr(self.opponent, 'pick') else self.opponent for p in self.players
+                   if p not in self.learning[i]}
     self.seat_of[i], self.pending[i], self.ret[i], self.moves[i] = seat, {}, dict.fromkeys(self.players, 0.), []
 
 @patch(as_prop=True)
@@ -191,14 +224,17 @@ def plies(self: BattleCollector) -> list: return [len(m) for m in self.moves]   
 def reset(self: BattleCollector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     st = initial_state or {}
-    self.env_step, self.vector_step, self.episodes = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0)
-    self.start_step, self.restarted = self.env_step, False   # restarted: a game under way when the state was saved had to start anew
+    self.env_step = st.get('env_step', 0)
+    self.vector_step, self.episodes = st.get('vector_step', 0), st.get('episodes', 0)
+    # restarted: a game under way when the state was saved had to start anew
+    self.start_step, self.restarted = self.env_step, False
     if 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
     if 'opponent' in st: self.opponent.load_state_dict(st['opponent'])
     if 'outcomes' in st: self.outcomes[:] = st['outcomes']
     n = self.n_envs
     self.games, self.done = [0] * n, [False] * n
-    self.learning, self.opp, self.seat_of, self.pending, self.ret, self.moves = [None] * n, [None] * n, [0] * n, [None] * n, [None] * n, [[] for _ in range(n)]
+    self.learning, self.opp, self.seat_of = [None] * n, [None] * n, [0] * n
+    self.pending, self.ret, self.moves = [None] * n, [None] * n, [[] for _ in range(n)]
     for i in range(n):
         if self.quota is not None and self.quota[i] == 0: self.done[i] = True
         elif initial_state is None: self._new_game(i)
@@ -206,26 +242,40 @@ def reset(self: BattleCollector, initial_state: dict | None = None):
 
 @patch
 def get_state(self: BattleCollector) -> dict:
-    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes, outcomes=self.outcomes.tolist(),
-              games=list(self.games), done=list(self.done), moves=[list(m) for m in self.moves], positions=[self._position(i) for i in range(self.n_envs)])
+    st = dict(env_step=self.env_step, vector_step=self.vector_step, episodes=self.episodes,
+              outcomes=self.outcomes.tolist(),
+              games=list(self.games), done=list(self.done), moves=[list(m) for m in self.moves],
+              positions=[self._position(i) for i in range(self.n_envs)])
     if hasattr(self.agent, 'state_dict'): st['agent'] = self.agent.state_dict()
-    if hasattr(self.opponent, 'state_dict') and not hasattr(self.opponent, 'pick'): st['opponent'] = self.opponent.state_dict()   # a pool's state is its owner's to save
+    # a pool's state is its owner's to save
+    if hasattr(self.opponent, 'state_dict') and not hasattr(self.opponent, 'pick'):
+        st['opponent'] = self.opponent.state_dict()
     return st
 
 
 # %% ../../nbs/05h_data.battle.ipynb #8dfba47f
 @patch
 def _position(self: BattleCollector, i: int) -> int:
-    "A checksum of env i's position (whose turn, and what they observe), 0 once its games are played: what a resumed game must reach again"
+    """A checksum of env i's position (whose turn, and what they observe), 0 once its games are played: what a resumed
+    game must reach again"""
     e = self.envs[i]
     if self.done[i] or not e.agents: return 0
     b = self._board([e.observe(e.agent_selection)])
     return zlib.crc32(b''.join(v.numpy().tobytes() for v in b.values()) + e.agent_selection.encode())
 
+# %% ../../nbs/05h_data.battle.ipynb #34ec3882
+@patch
+def _no_rows(self: BattleCollector) -> Step:
+    "The item of a ply that completed no transition"
+    i64, no = torch.int64, torch.zeros(0, dtype=torch.bool)
+    return Step(self._empty, torch.zeros(0, dtype=i64), torch.zeros(0), self._empty, no, no, torch.zeros(0, dtype=i64),
+                info={'player': torch.zeros(0, dtype=i64)} if self.opponent_learns else None)
+
 # %% ../../nbs/05h_data.battle.ipynb #2783f7e9
 @patch
 def _end(self: BattleCollector, i: int):
-    "Game over in env i: count the outcome for the learner's seat, report the episode, start the next game unless its quota is played"
+    """Game over in env i: count the outcome for the learner's seat, report the episode, start the next game unless its
+    quota is played"""
     seat = self.seat_of[i]; r = self.ret[i][self.players[seat if self.opponent is not None else 0]]
     self.outcomes[seat, 0 if r > 0 else 1 if r == 0 else 2] += 1
     self.episodes += 1
@@ -252,17 +302,20 @@ def close(self: BattleCollector):
 # %% ../../nbs/05h_data.battle.ipynb #0d8e96c6
 @patch
 def next(self: BattleCollector) -> Step:
-    rows, turns = [], []   # completed transitions (obs, move, reward, next obs, terminated, truncated, env, 0 learner's or 1 opponent's); moves due (env, player, obs)
+    # rows: completed transitions (obs, move, reward, next obs, terminated, truncated, env, 0 learner's or 1
+    # opponent's); turns: moves due (env, player, obs)
+    rows, turns = [], []
     for i, e in enumerate(self.envs):
         while not self.done[i]:
             p = e.agent_selection
             obs, r, term, trunc, _ = e.last()
             self.ret[i][p] += r
-            if p in self.pending[i]: rows.append((*self.pending[i].pop(p), r, obs, term, trunc, i, int(p not in self.learning[i])))   # its move was answered
+            if p in self.pending[i]:   # its move was answered
+                rows.append((*self.pending[i].pop(p), r, obs, term, trunc, i, int(p not in self.learning[i])))
             if not (term or trunc): turns.append((i, p, obs)); break
             e.step(None)
             if not e.agents: self._end(i)
-    groups, moves = {id(self.agent): (self.agent, [])}, {}   # one batched act per player: the learner first, then each opponent
+    groups, moves = {id(self.agent): (self.agent, [])}, {}   # one batched act per player: the learner first
     for t in turns:
         a = self.agent if t[1] in self.learning[t[0]] else self.opp[t[0]][t[1]]
         groups.setdefault(id(a), (a, []))[1].append(t)
@@ -276,10 +329,10 @@ def next(self: BattleCollector) -> Step:
         self.envs[i].step(moves[i]); self.moves[i].append(moves[i])
         if self.negamax: rows.append((o, moves[i], *self._answer(self.envs[i], p), i, 0))
     self.vector_step += 1; self.env_step += len(rows)
-    if not rows: return Step(self._empty, torch.zeros(0, dtype=torch.int64), torch.zeros(0), self._empty, torch.zeros(0, dtype=torch.bool), torch.zeros(0, dtype=torch.bool),
-                             torch.zeros(0, dtype=torch.int64), info={'player': torch.zeros(0, dtype=torch.int64)} if self.opponent_learns else None)
+    if not rows: return self._no_rows()
     o, m, r, o2, te, tr, i, who = zip(*rows)
-    return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)), torch.tensor(te), torch.tensor(tr), torch.tensor(i),
+    return Step(self._board(list(o)), torch.tensor(m), torch.tensor(r, dtype=torch.float32), self._board(list(o2)),
+                torch.tensor(te), torch.tensor(tr), torch.tensor(i),
                 info={'player': torch.tensor(who)} if self.opponent_learns else None)
 
 # %% ../../nbs/05h_data.battle.ipynb #daade899
@@ -302,26 +355,31 @@ def _random_agent(self: BattleCollector): return LegalRandomAgent(Seeder([self.s
 @patch
 def reset_env(self: BattleCollector,
               envs=None,                             # env indices (None: all)
-              seed: int | None = None):              # env i's next game starts from seed + i (None: its generator goes on)
+              # env i's next game starts from seed + i (None: its generator goes on)
+              seed: int | None = None):
     "Start new games in `envs` now: the games under way there are dropped (no transition, no outcome)"
     self._ensure_started()
     for i in self._env_index(envs):
         if self.done[i]: continue   # its quota of games is played
         self._new_game(i)
         if seed is not None: self.envs[i].reset(seed=seed + i)
-    self.env_resets = getattr(self, 'env_resets', 0) + 1   # the count API (`data.count`) restarts its episodes of these envs
+    # the count API (`data.count`) restarts its episodes of these envs
+    self.env_resets = getattr(self, 'env_resets', 0) + 1
     return self
 
 # %% ../../nbs/05h_data.battle.ipynb #c384f57e
 def play_games(envs: list,                           # AEC envs of one game
                agent,                                # the player scored
-               opponent,                             # its opponent in every other seat (a `LegalRandomAgent`, a heuristic, a saved agent, a pool)
+               # its opponent in every other seat (a `LegalRandomAgent`, a heuristic, a saved agent, a pool)
+               opponent,
                n_games: int,                         # games per seat
                seed: int = 0,                        # env i first resets with seed + i
                seats=None                            # the agent's seats, 0 moving first (None: every seat of the game)
               ) -> dict:
-    "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`, ...)"
-    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1: raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
+    """The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`,
+    ...)"""
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
+        raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
     if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic, an agent.')
     out, K = {}, len(envs)
     for seat in range(len(battle_players(envs[0]))) if seats is None else seats:
@@ -330,7 +388,8 @@ def play_games(envs: list,                           # AEC envs of one game
         col.reset()
         while not all(col.done): col.next()
         w, d, l = col.outcomes[seat].tolist()
-        out[('first', 'second')[seat] if seat < 2 else f'seat_{seat}'] = dict(games=n_games, win=w / n_games, draw=d / n_games, loss=l / n_games)
+        out[('first', 'second')[seat] if seat < 2 else f'seat_{seat}'] = dict(games=n_games, win=w / n_games,
+                                                                              draw=d / n_games, loss=l / n_games)
     return out
 
 # %% ../../nbs/05h_data.battle.ipynb #7f57d258
@@ -340,7 +399,8 @@ def game_frames(env,                                 # a PettingZoo AEC env made
                 seat: int = 0,                       # the agent's seat, 0 moving first
                 seed: int = 0                        # the game's reset seed
                ) -> tuple:
-    "The frames of one greedy game (the first position to the last, `env.render()`'s) and the agent's result: 'win', 'draw' or 'loss'"
+    """The frames of one greedy game (the first position to the last, `env.render()`'s) and the agent's result: 'win',
+    'draw' or 'loss'"""
     col = BattleCollector([env], agent, opponent, seed=seed, seat=seat, deterministic=True)
     col.quota = [1]; col.reset()
     frames = [env.render()]
@@ -348,7 +408,7 @@ def game_frames(env,                                 # a PettingZoo AEC env made
     w, d, _ = col.outcomes[seat].tolist()
     return frames, 'win' if w else 'draw' if d else 'loss'
 
-def record_games(make_env: Callable,                 # makes one env of the game from keyword arguments: `make_env(render_mode='rgb_array')`
+def record_games(make_env: Callable,                 # makes one env of the game: `make_env(render_mode='rgb_array')`
                  agent,                              # the player watched
                  opponent,                           # its opponent in every other seat
                  video_dir,                          # where the MP4 files go
@@ -356,7 +416,8 @@ def record_games(make_env: Callable,                 # makes one env of the game
                  seats=None,                         # the agent's seats (None: every seat of the game)
                  fps: float = 2                      # moves a second
                 ) -> dict:
-    "One greedy game per seat as `SEAT-RESULT.mp4` (`first-win.mp4`) in `video_dir`; returns `{seat: {'result', 'seed', 'path'}}`"
+    """One greedy game per seat as `SEAT-RESULT.mp4` (`first-win.mp4`) in `video_dir`; returns `{seat: {'result',
+    'seed', 'path'}}`"""
     video_dir, env, out = Path(video_dir), make_env(render_mode='rgb_array'), {}
     video_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -369,10 +430,12 @@ def record_games(make_env: Callable,                 # makes one env of the game
 
 # %% ../../nbs/05h_data.battle.ipynb #23c732f9
 class OpponentPool:
-    "Opponents drawn one per game: `BattleCollector` and `play_games` call `pick()` as each game starts, and that agent plays the whole game"
+    """Opponents drawn one per game: `BattleCollector` and `play_games` call `pick()` as each game starts, and that
+    agent plays the whole game"""
     def __init__(self,
                  agents=(),                            # the pool's agents (heuristics, saved agents, past snapshots)
-                 size: int | None = None,              # keep at most this many: `add` drops the oldest beyond it (None: no limit)
+                 # keep at most this many: `add` drops the oldest beyond it (None: no limit)
+                 size: int | None = None,
                  seed: int | None = 0):                # seeds the draws
         self.agents, self.size, self.gen = list(agents), size, Seeder(seed).torch()
         if size is not None and size < 1: raise ValueError(f'size must be at least 1 (None: no limit), got {size!r}.')
@@ -390,13 +453,15 @@ class OpponentPool:
 # %% ../../nbs/05h_data.battle.ipynb #cec952af
 @patch
 def _replay(self: BattleCollector, i: int, moves: list) -> bool:
-    "Make `moves` again in env i's new game as `next` made them: the returns and the moves awaiting an answer come back; False if the game ended on the way"
+    """Make `moves` again in env i's new game as `next` made them: the returns and the moves awaiting an answer come
+    back; False if the game ended on the way"""
     e = self.envs[i]
     for m in moves:
         while True:   # as in `next`: the players whose game is over leave before the next move
             p = e.agent_selection
             obs, r, term, trunc, _ = e.last()
-            self.ret[i][p] += r; self.pending[i].pop(p, None)   # an answered move's transition was yielded before the state was saved
+            # an answered move's transition was yielded before the state was saved
+            self.ret[i][p] += r; self.pending[i].pop(p, None)
             if not (term or trunc): break
             e.step(None)
             if not e.agents: return False
@@ -407,28 +472,34 @@ def _replay(self: BattleCollector, i: int, moves: list) -> bool:
 # %% ../../nbs/05h_data.battle.ipynb #a8b1dd55
 @patch
 def _resume_game(self: BattleCollector, i: int, st: dict) -> bool:
-    "Env i as the saved state `st` left it: its quota played, or its game under way replayed; False where a new game must start"
+    """Env i as the saved state `st` left it: its quota played, or its game under way replayed; False where a new game
+    must start"""
     if 'moves' not in st: return False   # an older rlnb's state
     self.games[i] = st['games'][i]
     if st['done'][i]: self.done[i] = True; return True
     if hasattr(self.opponent, 'pick'): return False   # the member drawn may be gone from the pool
     self.games[i] -= 1; self._new_game(i)   # the same game again, from its reset
     if self._replay(i, st['moves'][i]) and self._position(i) == st['positions'][i]: return True
-    warnings.warn(f'BattleCollector: the game in env {i} did not reach its saved position when its {len(st["moves"][i])} moves were made again '
+    warnings.warn(f'BattleCollector: the game in env {i} did not reach its saved position when its '
+                  f'{len(st["moves"][i])} moves were made again '
                   '(a game with chance in it?): it starts anew.')
     return False
 
 # %% ../../nbs/05h_data.battle.ipynb #143ef14d
 def battle_model(learner,                              # the agent that learns
-                 opponent                              # as `BattleCollector` takes it: an agent, a pool, `SelfPlay()` or `Rival(agent)`
+                 # as `BattleCollector` takes it: an agent, a pool, `SelfPlay()` or `Rival(agent)`
+                 opponent
                 ) -> nn.Module:
-    "The networks a battle acts with, as a fleet sends them: the learner's, with a rival's or a pool's members (`model`) beside it"
-    other = opponent.agent.model if isinstance(opponent, Rival) else getattr(opponent, 'model', None) if hasattr(opponent, 'pick') else None
+    """The networks a battle acts with, as a fleet sends them: the learner's, with a rival's or a pool's members
+    (`model`) beside it"""
+    other = (opponent.agent.model if isinstance(opponent, Rival) else getattr(opponent, 'model', None)
+             if hasattr(opponent, 'pick') else None)
     return learner.model if other is None else nn.ModuleList([learner.model, other])
 
 # %% ../../nbs/05h_data.battle.ipynb #dc240543
 class Players(NamedTuple):
-    "What a battle's runners build their collectors from (`BattleCollector(envs, learner, opponent)`); `model`: the networks they are sent"
+    """What a battle's runners build their collectors from (`BattleCollector(envs, learner, opponent)`); `model`: the
+    networks they are sent"""
     learner: object             # the agent that learns
     opponent: object            # an agent, a pool, `SelfPlay()` or `Rival(agent)`
     @property
@@ -443,4 +514,5 @@ def acting_model(self: BattleCollector) -> nn.Module:
 @patch
 def explorers(self: BattleCollector) -> list:
     "The learner's selector, and a rival's, where they explore on a clock"
-    return [s for s in (getattr(self.agent, 'selector', None), getattr(self.opponent, 'selector', None) if self.opponent_learns else None) if hasattr(s, 'env_step')]
+    return [s for s in (getattr(self.agent, 'selector', None), getattr(self.opponent, 'selector', None)
+                        if self.opponent_learns else None) if hasattr(s, 'env_step')]

@@ -1,4 +1,4 @@
-"""The collector protocol: what every collector is (a loop with events over a vector env, and a `torchdata` node), what it counts, what its state holds, how it closes; and `TransitionCollector`, the one that yields single steps.
+"""The collector protocol (a loop over a vector env, a `torchdata` node), and `TransitionCollector`.
 
 Docs: https://rlnb.github.io/rlnb/data.collector.html.md"""
 
@@ -46,8 +46,8 @@ class Collector(Loop, tn.BaseNode):
                  cbs=(),                               # callbacks of the collector itself
                  timeout: float = 10.0,                # seconds an async worker may take to answer
                  make_envs: Callable | None = None,    # builds the envs again, for `max_restarts`
-                 max_restarts: int = 0,                # times a failed async vector env is rebuilt before its error is raised
-                 info_keys: Sequence[str] = ()):       # env info keys kept per transition (`Step.info`) or rollout row, e.g. `['is_success']`
+                 max_restarts: int = 0,                # times a failed async vector env is rebuilt before it raises
+                 info_keys: Sequence[str] = ()):       # env info kept per row (`Step.info`), e.g. `['is_success']`
         if envs.metadata.get('autoreset_mode', AutoresetMode.NEXT_STEP) != AutoresetMode.NEXT_STEP:
             raise ValueError(f"The collectors need NEXT_STEP autoreset, got {envs.metadata.get('autoreset_mode')}: "
                              "make the env with make_envs().")
@@ -58,7 +58,8 @@ class Collector(Loop, tn.BaseNode):
                              f"({type(agent).__name__}): collect with RolloutCollector, or act with a RecurrentAgent.")
         if isinstance(info_keys, str) or not all(isinstance(k, str) for k in info_keys):
             raise ValueError(f"info_keys must be a list of info key names, such as ['is_success'], got {info_keys!r}.")
-        self.envs, self.agent, self.seed, self.timeout, self.n_envs, self.info_keys = envs, agent, seed, timeout, envs.num_envs, list(info_keys)
+        self.envs, self.agent, self.seed = envs, agent, seed
+        self.timeout, self.n_envs, self.info_keys = timeout, envs.num_envs, list(info_keys)
         self.metrics, self.env_ids = Metrics(), torch.arange(self.n_envs)
         self._step_envs = self._step_async if isinstance(envs, gym.vector.AsyncVectorEnv) else envs.step
         self.env_step = self.vector_step = self.episodes = self.start_step = 0   # counters exist before the first reset
@@ -82,13 +83,15 @@ def _step_async(self: Collector, action):
 # %% ../../nbs/05_data.collector.ipynb #73b8afd4
 @patch
 def _restart(self: Collector, err: EnvError):
-    "Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new episodes"
+    """Rebuild and reset the envs after `err`; the failed step returns as if every row auto-reset: no transitions, new
+    episodes"""
     self.restarts += 1
     warnings.warn(f'{err} Rebuilt the envs (restart {self.restarts} of {self.max_restarts}); the episodes under way '
                   'were dropped.')
     self.envs = self.make_envs()
     obs, _ = reset_envs(self.envs, Seeder([self.seed, self.restarts]).int() % 2**31, self.timeout)
-    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)   # `_env_step` drops such rows and zeroes their episode statistics
+    # `_env_step` drops such rows and zeroes their episode statistics
+    self.autoreset[:] = True; self._reset_idx = np.arange(self.n_envs)
     self('on_env_restart')
     N = self.n_envs
     return obs, np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool), {}
@@ -98,14 +101,17 @@ def _restart(self: Collector, err: EnvError):
 def reset(self: Collector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     N, st = self.n_envs, initial_state or {}
-    self.env_step, self.vector_step, self.episodes, self.restarts = st.get('env_step', 0), st.get('vector_step', 0), st.get('episodes', 0), st.get('restarts', 0)
+    self.env_step, self.vector_step = st.get('env_step', 0), st.get('vector_step', 0)
+    self.episodes, self.restarts = st.get('episodes', 0), st.get('restarts', 0)
     self.start_step = self.env_step   # where this collection started: 0, or the restored count
     self.restarted = initial_state is not None and st.get('envs') is None
-    if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'): self.agent.load_state_dict(st['agent'])
+    if initial_state is not None and 'agent' in st and hasattr(self.agent, 'load_state_dict'):
+        self.agent.load_state_dict(st['agent'])
     if st.get('envs') is not None:   # exact: the envs, observations and episode statistics as they were
         reset_envs(self.envs, self.seed, self.timeout); restore_env_snapshot(self.envs, st['envs'])
         self.obs_np = tree_map(lambda t: t.numpy().copy(), st['obs'])
-        self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy() for k in ('ep_return', 'ep_len', 'autoreset'))
+        self.ep_return, self.ep_len, self.autoreset = (st[k].numpy().copy()
+                                                       for k in ('ep_return', 'ep_len', 'autoreset'))
     else:
         seed = self.seed
         if self.restarted:   # the interrupted episodes are abandoned
@@ -116,7 +122,8 @@ def reset(self: Collector, initial_state: dict | None = None):
                 self._warned_restart = True
         self.obs_np, _ = reset_envs(self.envs, seed, self.timeout)
         self.ep_return, self.ep_len, self.autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]   # the rows that auto-reset on the next step
+    # the rows that auto-reset on the next step
+    self.obs, self._reset_idx = to_tensor(self.obs_np), self.autoreset.nonzero()[0]
 
 # %% ../../nbs/05_data.collector.ipynb #7867f220
 @patch
@@ -173,7 +180,8 @@ def _finish(self: Collector, idx: np.ndarray):
     "Close the episodes of the envs `idx`; report them if anyone listens to `on_episode_end`"
     self.episodes += len(idx)   # their returns and lengths are zeroed when they auto-reset
     if 'on_episode_end' in self._dispatch:
-        self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]), len=torch.from_numpy(self.ep_len[idx]))
+        self.finished = dict(env=torch.from_numpy(idx), ret=torch.from_numpy(self.ep_return[idx]),
+                             len=torch.from_numpy(self.ep_len[idx]))
         self('on_episode_end')
 
 # %% ../../nbs/05_data.collector.ipynb #8f63d358
@@ -212,28 +220,36 @@ class TransitionCollector(Collector):
         e = self._env_step(act_np)
         t, keep = torch.from_numpy, e.keep
         if keep is None:                     # every row valid: the observations are already tensors
-            step = Step(self.obs, act, t(e.reward), to_tensor(e.next_obs), t(e.terminated), t(e.truncated), self.env_ids)
+            step = Step(self.obs, act, t(e.reward), to_tensor(e.next_obs), t(e.terminated), t(e.truncated),
+                        self.env_ids)
             self.obs_np, self.obs = e.next_obs, step.next_obs
         elif isinstance(obs_np, np.ndarray): # flat observations, spelled out (the common case)
-            step = Step(t(obs_np.take(keep, 0)), t(act_np.take(keep, 0)), t(e.reward.take(keep)), t(e.next_obs.take(keep, 0)),
-                        t(e.terminated.take(keep)), t(e.truncated.take(keep)), t(keep))   # the kept rows are the env indices
+            step = Step(t(obs_np.take(keep, 0)), t(act_np.take(keep, 0)), t(e.reward.take(keep)),
+                        t(e.next_obs.take(keep, 0)),
+                        # the kept rows are the env indices
+                        t(e.terminated.take(keep)), t(e.truncated.take(keep)), t(keep))
             self.obs_np, self.obs = e.next_obs, t(e.next_obs)
         else:
-            step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)], t(keep))
+            step = Step(*[_rows(x, keep) for x in (obs_np, act_np, e.reward, e.next_obs, e.terminated, e.truncated)],
+                        t(keep))
             self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs)
-        return step._replace(info=info_rows(self.last_info, self.info_keys, self.n_envs, keep)) if self.info_keys else step
+        return (step._replace(info=info_rows(self.last_info, self.info_keys, self.n_envs, keep)) if self.info_keys
+                else step)
 
 # %% ../../nbs/05_data.collector.ipynb #80bfd5ed
 def example_step(envs: gym.vector.VectorEnv,           # the vector env the transitions will come from
                  n_step: bool = False,                 # with `n_step` (as `NStepReturns` yields)
                  version: bool = False                 # with `version` (as a `RayCollector` yields)
                 ) -> Step:
-    "A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields from `envs`: a replay can be allocated from it before any env step"
+    """A one-row `Step` shaped and typed like those a `TransitionCollector` (with `NStepReturns` if `n_step`) yields
+    from `envs`: a replay can be allocated from it before any env step"""
     obs = to_tensor(gym.vector.utils.create_empty_array(envs.single_observation_space, n=1, fn=np.zeros))
     space = envs.single_action_space
-    action = torch.zeros(1, dtype=torch.int64) if space_kind(space) == 'Discrete' else torch.zeros((1, *space.shape), dtype=torch.float32)
+    action = (torch.zeros(1, dtype=torch.int64) if space_kind(space) == 'Discrete'
+              else torch.zeros((1, *space.shape), dtype=torch.float32))
     i64 = torch.zeros(1, dtype=torch.int64)
-    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool), i64, i64 if n_step else None, i64 if version else None)
+    return Step(obs, action, torch.zeros(1), obs, torch.zeros(1, dtype=torch.bool), torch.zeros(1, dtype=torch.bool),
+                i64, i64 if n_step else None, i64 if version else None)
 
 # %% ../../nbs/05_data.collector.ipynb #6431dada
 def source_collector(node                               # a collector, or a node (or Loader) over one
@@ -244,14 +260,15 @@ def source_collector(node                               # a collector, or a node
                                    'that starts with a collector (make() must return a collector or a node over one).')
     return c
 
-def find_collector(loop: Loop                            # a learner (a loop with `data`) whose pipeline starts with a collector, or a collector
+def find_collector(loop: Loop                            # a collector, or a learner whose pipeline starts with one
                   ) -> Collector:
     "The `Collector` that feeds `loop`: the one at the start of its data pipeline (a collector feeds itself)"
     return source_collector(getattr(loop, 'data', loop))
 
 # %% ../../nbs/05_data.collector.ipynb #8e1e857e
 class EpisodeLogger(Callback):
-    "Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's `env_step`; and `game_score`, `game_length` where the env reports whole games"
+    """Log `episode_return` and `episode_length` of each finished episode to `learn.metrics`, at the collector's
+    `env_step`; and `game_score`, `game_length` where the env reports whole games"""
     order = -5
     def on_episode_end(self):
         col = find_collector(self.learn)
@@ -268,10 +285,13 @@ class EpisodeLogger(Callback):
 # %% ../../nbs/05_data.collector.ipynb #6fd7eda2
 @patch
 def _games(self: EpisodeLogger, info: dict, envs: list):
-    "Log the games that ended with the episodes of `envs`: gymnasium's `RecordEpisodeStatistics` under the preprocessing sees whole games (all lives, the game's own points)"
+    """Log the games that ended with the episodes of `envs`: gymnasium's `RecordEpisodeStatistics` under the
+    preprocessing sees whole games (all lives, the game's own points)"""
     col, m, games, ended = find_collector(self.learn), self.learn.metrics, info['episode'], info['_episode']
     for e in envs:
-        if ended[e]: m.log('game_score', float(games['r'][e]), col.env_step); m.log('game_length', int(games['l'][e]), col.env_step)
+        if ended[e]:
+            m.log('game_score', float(games['r'][e]), col.env_step)
+            m.log('game_length', int(games['l'][e]), col.env_step)
 
 # %% ../../nbs/05_data.collector.ipynb #abd4f628
 @patch
@@ -306,7 +326,8 @@ def reset_policy(self: Collector,
 def reset_env(self: Collector,
               envs=None,                             # env indices (None: all)
               seed: int | None = None):              # env i resets with seed + i (None: each env's generator goes on)
-    "Start fresh episodes in `envs` now: the episodes under way there are dropped (no transition, no episode end); their policy memory is forgotten"
+    """Start fresh episodes in `envs` now: the episodes under way there are dropped (no transition, no episode end);
+    their policy memory is forgotten"""
     self._ensure_started()
     idx, N = self._env_index(envs), self.n_envs
     mask = np.zeros(N, bool); mask[idx] = True
@@ -319,5 +340,6 @@ def reset_env(self: Collector,
         obs, _ = reset_envs(self.envs, seeds, self.timeout, options={'reset_mask': mask})
     self.ep_return[idx], self.ep_len[idx], self.autoreset[idx] = 0., 0, False
     self.obs_np, self.obs, self._reset_idx = obs, to_tensor(obs), self.autoreset.nonzero()[0]
-    self.env_resets = getattr(self, 'env_resets', 0) + 1   # the count API (`data.count`) restarts its episodes of these envs
+    # the count API (`data.count`) restarts its episodes of these envs
+    self.env_resets = getattr(self, 'env_resets', 0) + 1
     return self.reset_policy(idx)

@@ -1,4 +1,4 @@
-"""`collector.collect(n_sample=...)` and `collector.collect(n_episode=...)`: exactly that many transitions, or that many whole episodes, as DI-engine's sample and episode collectors return them; with per-call selector settings and a random warm-up.
+"""`collect(n_sample=...)` and `collect(n_episode=...)`: exactly that many transitions or whole episodes.
 
 Docs: https://rlnb.github.io/rlnb/data.count.html.md"""
 
@@ -26,7 +26,8 @@ def selector_settings(selector,                      # the selector of the agent
     bad = [k for k in settings if not hasattr(selector, k)]
     if bad:
         names = ', '.join(sorted([k for k in vars(selector) if not k.startswith('_') and k not in ('gen', 'env_step')] +
-                                 [k for k, v in vars(type(selector)).items() if isinstance(v, property) and v.fset is not None]))
+                                 [k for k, v in vars(type(selector)).items() if isinstance(v, property)
+                                  and v.fset is not None]))
         raise ValueError(f"{type(selector).__name__} has no setting {bad[0]!r}: per-call settings are the selector's "
                          f"attributes ({names}).")
     before = dict(vars(selector))
@@ -41,7 +42,8 @@ def selector_settings(selector,                      # the selector of the agent
 # %% ../../nbs/05g_data.count.ipynb #e1537e7a
 @patch
 def _count_state(self: Collector) -> dict:
-    "What the count API keeps between calls: rows beyond the last `n_sample`, episodes beyond the last `n_episode`, episodes under way"
+    """What the count API keeps between calls: rows beyond the last `n_sample`, episodes beyond the last `n_episode`,
+    episodes under way"""
     if not hasattr(self, '_counted'):
         self._ensure_started()   # never iterated: start as `next(node)` would
         self._counted = dict(rows=[], ready=[], open=None, mark=None)
@@ -97,29 +99,36 @@ def rollout_steps(r: Rollout                       # a rollout (`data.rollout`)
     T, N = r.reward.shape
     keep = r.valid.reshape(-1).nonzero()[:, 0]
     rows = lambda x: x.flatten(0, 1).index_select(0, keep)
-    nxt = tree_map(lambda o, n: torch.cat([o[1:], n[None]]), r.obs, r.next_obs)   # row t's next observation: row t + 1's
+    # row t's next observation: row t + 1's
+    nxt = tree_map(lambda o, n: torch.cat([o[1:], n[None]]), r.obs, r.next_obs)
     clash = set(r.extra) & set(r.info or {})
-    if clash: raise ValueError(f"The agent reports {sorted(clash)} and the env info kept has the same name(s): rename the info_keys.")
+    if clash:
+        raise ValueError(f"The agent reports {sorted(clash)} and the env info kept has the same name(s): rename the "
+                         "info_keys.")
     info = {k: rows(v) for k, v in {**r.extra, **(r.info or {})}.items()}
-    return Step(tree_map(rows, r.obs), rows(r.action), rows(r.reward), tree_map(rows, nxt), rows(r.terminated), rows(r.truncated),
-                rows(torch.arange(N).expand(T, N)), info=info or None)
+    return Step(tree_map(rows, r.obs), rows(r.action), rows(r.reward), tree_map(rows, nxt), rows(r.terminated),
+                rows(r.truncated), rows(torch.arange(N).expand(T, N)), info=info or None)
 
 # %% ../../nbs/05g_data.count.ipynb #2faefa19
 @patch
 def collect(self: Collector,
             n_sample: int | None = None,          # transitions to return: exactly this many, as one `Step`
             n_episode: int | None = None,         # whole episodes to return: exactly this many, as a list of `Step`s
-            random: bool = False,                 # act uniformly at random (a warm-up), with the collector's own seeded generator
+            # act uniformly at random (a warm-up), with the collector's own seeded generator
+            random: bool = False,
             **settings):                          # the agent's selector settings for this call only, e.g. `epsilon=0.5`
-    "Exactly `n_sample` transitions (one `Step`) or exactly `n_episode` whole episodes (a list of `Step`s, in the order they ended)"
+    """Exactly `n_sample` transitions (one `Step`) or exactly `n_episode` whole episodes (a list of `Step`s, in the
+    order they ended)"""
     if (n_sample is None) == (n_episode is None):
         raise ValueError(f"collect() takes exactly one count, n_sample= (transitions) or n_episode= (whole episodes); "
                          f"got {'both' if n_sample is not None else 'neither'}.")
     n, name = (n_sample, 'n_sample') if n_sample is not None else (n_episode, 'n_episode')
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1: raise ValueError(f'{name} must be a positive integer, got {n!r}.')
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f'{name} must be a positive integer, got {n!r}.')
     if random and settings: raise ValueError(f"collect(random=True) acts without the agent, so its selector settings "
                                              f"({', '.join(settings)}) would have no effect: pass one or the other.")
-    if random and not hasattr(self, 'random_agent'): self.random_agent = self._random_agent()   # refused here where it cannot act
+    # refused here where it cannot act
+    if random and not hasattr(self, 'random_agent'): self.random_agent = self._random_agent()
     if settings and not hasattr(self.agent, 'selector'): raise ValueError(f"{type(self.agent).__name__} has no "
                                                                           f"selector to take the settings "
                                                                           f"{', '.join(settings)}.")

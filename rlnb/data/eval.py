@@ -1,4 +1,4 @@
-"""Evaluation with per-env quotas, during training and after it, and seeing the agent: frames, animations, GIFs, videos, and a virtual screen for `render_mode="human"`.
+"""Evaluation with per-env quotas, during and after training, and seeing the agent: frames, GIFs, videos.
 
 Docs: https://rlnb.github.io/rlnb/data.eval.html.md"""
 
@@ -47,11 +47,14 @@ def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset 
     if n_episodes < 1: raise ValueError(f'n_episodes must be at least 1, got {n_episodes}.')
     quota = np.array([n_episodes // N + (i < n_episodes % N) for i in range(N)])
     got = [[] for _ in range(N)]
-    obs, _ = reset_envs(envs, seed, timeout)   # async workers: a failure or a hang is one `EnvError`, as in the collectors
+    # async workers: a failure or a hang is one `EnvError`, as in the collectors
+    obs, _ = reset_envs(envs, seed, timeout)
     ret, length, autoreset = np.zeros(N), np.zeros(N, np.int64), np.zeros(N, bool)
-    recurrent, state, start = getattr(agent, 'recurrent', False), None, np.ones(N, bool)   # a recurrent agent's state, reset where an episode starts
+    # a recurrent agent's state, reset where an episode starts
+    recurrent, state, start = getattr(agent, 'recurrent', False), None, np.ones(N, bool)
     while any(len(g) < q for g, q in zip(got, quota)):
-        if recurrent: act, _, state = agent.act(to_tensor(obs), state, torch.from_numpy(start), deterministic=deterministic)
+        if recurrent:
+            act, _, state = agent.act(to_tensor(obs), state, torch.from_numpy(start), deterministic=deterministic)
         else: act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
         obs, rew, term, trunc, _ = step_envs(envs, act.cpu().numpy(), timeout)
         valid = ~autoreset
@@ -62,41 +65,52 @@ def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset 
             if len(got[i]) < quota[i]: got[i].append((float(ret[i]), int(length[i])))
             ret[i], length[i] = 0., 0
     rets = [r for g in got for r, _ in g]
-    return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets, [n for g in got for _, n in g])
+    return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets,
+                      [n for g in got for _, n in g])
 
 # %% ../../nbs/05c_data.eval.ipynb #45980cfe
 class EvalCallback(Callback):
     "Every `period` env steps, evaluate `agent` on `envs` for `n_episodes` episodes and log `eval_return`"
     order = 20
     def __init__(self, envs: gym.vector.VectorEnv,   # the evaluation envs, apart from the training ones
-                 agent,                              # acts deterministically on them (usually the trained model, greedy)
-                 period: int,                        # env steps between evaluations: its cycle (`Cycle(period, 'env_step')`)
+                 # acts deterministically on them (usually the trained model, greedy)
+                 agent,
+                 # env steps between evaluations: its cycle (`Cycle(period, 'env_step')`)
+                 period: int,
                  n_episodes: int = 20,               # episodes per evaluation, spread over the envs with quotas
-                 threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
+                 # record `solved_at`, the first env step whose mean return reached it
+                 threshold: float | None = None,
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
                  timeout: float = 10.):              # seconds an async env worker may take to answer
-        self.envs, self.eval_agent, self.period, self.n_episodes, self.threshold, self.seed, self.timeout = envs, agent, period, n_episodes, threshold, seed, timeout
-        self.cycle, self.solved_at, self.wall, self.last, self.last_step = Cycle(period, 'env_step'), None, 0., None, None
+        self.envs, self.eval_agent, self.period = envs, agent, period
+        self.n_episodes, self.threshold, self.seed, self.timeout = n_episodes, threshold, seed, timeout
+        self.cycle, self.solved_at = Cycle(period, 'env_step'), None
+        self.wall, self.last, self.last_step = 0., None, None
 
     def before_fit(self): self._col = find_collector(self.learn)   # found once per fit, not on every batch
 
-    def end_cycle(self): self._due(self._col.env_step)   # the learner's cycle: at the first batch at or past each multiple of `period`
+    def end_cycle(self):
+        self._due(self._col.env_step)   # the learner's cycle: at the first batch at or past each multiple of `period`
 
     def state_dict(self) -> dict: return dict(solved_at=self.solved_at, last_step=self.last_step)
-    def load_state_dict(self, state: dict):   # (a checkpoint of an older rlnb also has its `next_eval`: the learner's cycle state replaces it)
+    def load_state_dict(self,
+                        state: dict):   # (an older checkpoint's `next_eval` is replaced by the learner's cycle state)
         self.solved_at, self.last_step = state['solved_at'], state.get('last_step'); return self
 
 # %% ../../nbs/05c_data.eval.ipynb #9ab1c130
 @patch
-def _due(self: EvalCallback, env_step: int): self.evaluate(env_step)   # an evaluation is due: here, at once (`RayEvalCallback` starts one apart)
+def _due(self: EvalCallback, env_step: int):
+    self.evaluate(env_step)   # an evaluation is due: here, at once (`RayEvalCallback` starts one apart)
 
 @patch
 def evaluate(self: EvalCallback,
              env_step: int                         # the env step the result is logged at
             ) -> EvalResult:
-    "Evaluate now and log the result at `env_step` (in a learner group, rank 0 evaluates and every rank logs its result: the same weights, the same result, the same decisions)"
+    """Evaluate now and log the result at `env_step` (in a learner group, rank 0 evaluates and every rank logs its
+    result: the same weights, the same result, the same decisions)"""
     t0 = time.perf_counter()
-    res = broadcast_value(evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout) if is_writer() else None)
+    res = broadcast_value(evaluate(self.envs, self.eval_agent, self.n_episodes, seed=self.seed, timeout=self.timeout)
+                          if is_writer() else None)
     self.wall += time.perf_counter() - t0
     return self.record(res, env_step)
 
@@ -116,13 +130,16 @@ def record(self: EvalCallback,
 def final(self: EvalCallback,
           env_step: int                             # the run's last env step
          ) -> EvalResult:
-    "The evaluation of a run's last weights, logged at `env_step`: made now, unless the schedule evaluated at that very step"
-    return self.last if self.last_step == env_step and self.last is not None else self.evaluate(env_step)   # (a loaded state has no result: evaluate again)
+    """The evaluation of a run's last weights, logged at `env_step`: made now, unless the schedule evaluated at that
+    very step"""
+    # (a loaded state has no result: evaluate again)
+    return self.last if self.last_step == env_step and self.last is not None else self.evaluate(env_step)
 
 @patch
 def evaluated_weights(self: EvalCallback,
                       env_step: int):                # the env step of an evaluation
-    "A context in which the model holds the weights evaluated at `env_step`: here, those it has (the evaluation ran on them, in this process)"
+    """A context in which the model holds the weights evaluated at `env_step`: here, those it has (the evaluation ran on
+    them, in this process)"""
     return contextlib.nullcontext()
 
 # %% ../../nbs/05c_data.eval.ipynb #b0d4146a
@@ -158,7 +175,8 @@ def _quiet_pygame():
 
 # %% ../../nbs/05c_data.eval.ipynb #3ffc7d04
 def _render_env(env_id: str, make: Callable = gym.make, **kwargs) -> gym.Env:
-    "A single `env_id` made by `make` that renders RGB arrays, with pygame quiet and observations as the agents read them"
+    """A single `env_id` made by `make` that renders RGB arrays, with pygame quiet and observations as the agents read
+    them"""
     _quiet_pygame()
     return readable_env(make(env_id, render_mode='rgb_array', **kwargs))
 
@@ -167,9 +185,11 @@ def play_episode(env: gym.Env,                         # a single (not vector) e
                  agent,                                # acts deterministically
                  seed: int | None = 0,                 # the reset seed
                  max_steps: int = 10000,               # the episode is cut here
-                 on_step: Callable | None = None       # called after the reset and after every step (to grab a frame, say)
+                 # called after the reset and after every step (to grab a frame, say)
+                 on_step: Callable | None = None
                 ) -> tuple:
-    "Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return, length)"
+    """Play one deterministic episode of a single `env`; calls `on_step()` after reset and each step; returns (return,
+    length)"""
     obs, _ = env.reset(seed=seed)
     if on_step: on_step()
     ret, n, state = 0., 0, None   # a recurrent agent starts from its initial state
@@ -188,7 +208,9 @@ def episode_frames(env_id: str,                          # a registered id (made
                    agent,                                # acts deterministically
                    seed: int = 0,                        # the reset seed
                    max_steps: int = 1000,                # the episode is cut here
-                   make: Callable = gym.make,            # makes the env: `make(env_id, render_mode='rgb_array', **kwargs)` (a preprocessing's, such as `data.pixels.atari_env`)
+                   # makes the env: `make(env_id, render_mode='rgb_array', **kwargs)` (a preprocessing's, such as
+                   # `data.pixels.atari_env`)
+                   make: Callable = gym.make,
                    **kwargs                              # passed to `make`
                   ) -> list:
     "RGB frames `[H, W, 3]` of one deterministic episode of `env_id` (the reset frame first)"
@@ -220,7 +242,8 @@ def save_gif(frames: list,                         # RGB arrays
     from PIL import Image
     imgs = [Image.fromarray(f) for f in frames]
     if scale != 1: imgs = [i.resize((int(i.width * scale), int(i.height * scale))) for i in imgs]
-    ms = 10 * round(100 / fps)   # GIF keeps centiseconds: say the time it plays, so identical frames PIL merges add up exactly
+    # GIF keeps centiseconds: say the time it plays, so identical frames PIL merges add up exactly
+    ms = 10 * round(100 / fps)
     imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=ms, loop=0)
     return path
 
@@ -228,29 +251,33 @@ def save_gif(frames: list,                         # RGB arrays
 def save_mp4(frames: list,                         # RGB arrays `[H, W, 3]` uint8, all of one size
              path,                                 # the MP4 file
              fps: float = 30):                     # frames per second
-    "Write `frames` as an H.264 MP4 to `path` (an odd height or width loses its last row or column: the codec needs them even); needs moviepy"
+    """Write `frames` as an H.264 MP4 to `path` (an odd height or width loses its last row or column: the codec needs
+    them even); needs moviepy"""
     try: from moviepy import ImageSequenceClip
     except ImportError as e: raise ImportError('save_mp4 needs moviepy: pip install "rlnb[video]"') from e
     h, w = frames[0].shape[:2]
-    ImageSequenceClip([np.ascontiguousarray(f[:h - h % 2, :w - w % 2]) for f in frames], fps=fps).write_videofile(str(path), codec='libx264', audio=False, logger=None)
+    ImageSequenceClip([np.ascontiguousarray(f[:h - h % 2, :w - w % 2]) for f in frames],
+                      fps=fps).write_videofile(str(path), codec='libx264', audio=False, logger=None)
     return path
 
 # %% ../../nbs/05c_data.eval.ipynb #61899495
 def _picks(rets: list) -> dict:
-    "`{'worst', 'median', 'best'}` -> episode index: the lowest return, the median (the lower of the middle two), the highest; ties to the first episode"
+    "`{'worst', 'median', 'best'}` -> episode index: lowest return, median (lower middle), highest; ties to the first"
     order = sorted(range(len(rets)), key=lambda k: (rets[k], k))
-    return dict(worst=order[0], median=order[(len(rets) - 1) // 2], best=min(range(len(rets)), key=lambda k: (-rets[k], k)))
+    return dict(worst=order[0], median=order[(len(rets) - 1) // 2],
+                best=min(range(len(rets)), key=lambda k: (-rets[k], k)))
 
+# %% ../../nbs/05c_data.eval.ipynb #7007dc14
 def record_evaluation(env_id: str,                    # a registered id
                       agent,                          # acts deterministically
                       video_dir,                      # where the MP4 files go
                       n_episodes: int = 10,           # episodes played, from reset seeds `seed`, `seed + 1`, ...
                       seed: int = 0,                  # the first reset seed
                       max_steps: int = 10_000,        # an episode is cut here
-                      make: Callable = gym.make,      # makes the env: `make(env_id, render_mode='rgb_array', **kwargs)` (a preprocessing's, such as `data.pixels.atari_env`)
+                      make: Callable = gym.make,      # `make(env_id, render_mode='rgb_array', **kwargs)`: `atari_env`
                       **kwargs                        # passed to `make`
                      ) -> dict:
-    "Play `n_episodes` deterministic episodes and record the worst, the median and the best as `LABEL-return-R.mp4`; returns `{label: {'return', 'seed', 'path'}}`"
+    "Record the worst, median and best of `n_episodes` as `LABEL-return-R.mp4`: `{label: {'return', 'seed', 'path'}}`"
     try: import moviepy  # noqa: F401  (RecordVideo needs it)
     except ImportError as e: raise ImportError('record_evaluation needs moviepy: pip install "rlnb[video]"') from e
     env = _render_env(env_id, make, **kwargs)   # no frame is drawn without the recording wrapper
@@ -259,14 +286,15 @@ def record_evaluation(env_id: str,                    # a registered id
     out = {}
     for label, k in _picks(rets).items():
         name = f'{label}-return-{rets[k]:g}'
-        with warnings.catch_warnings():   # the three videos share a folder: gymnasium's notice that it holds videos already is no news
+        with warnings.catch_warnings():   # the videos share a folder: gymnasium's notice of that is no news
             warnings.filterwarnings('ignore', message='.*Overwriting existing videos')
-            env = gym.wrappers.RecordVideo(_render_env(env_id, make, **kwargs), str(video_dir), episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
+            env = gym.wrappers.RecordVideo(_render_env(env_id, make, **kwargs), str(video_dir),
+                                           episode_trigger=lambda i: True, name_prefix=name, disable_logger=True)
         try: again, _ = play_episode(env, agent, seed + k, max_steps)
         finally: env.close()
-        if again != rets[k]: warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} '
-                                           f'before: the env or the agent is not deterministic; the video shows '
-                                           f'{again:g}.')
+        if again != rets[k]:
+            warnings.warn(f'{env_id} seed {seed + k} returned {again:g} when recorded and {rets[k]:g} before: the env '
+                          f'or the agent is not deterministic; the video shows {again:g}.')
         path = Path(video_dir)/f'{name}.mp4'
         (Path(video_dir)/f'{name}-episode-0.mp4').replace(path)
         out[label] = {'return': again, 'seed': seed + k, 'path': path}
@@ -274,7 +302,8 @@ def record_evaluation(env_id: str,                    # a registered id
 
 # %% ../../nbs/05c_data.eval.ipynb #489ec4f2
 def virtual_display(size: tuple = (1024, 768)):  # (width, height) of the screen in pixels
-    "Start an in-memory X screen for `render_mode='human'` where there is none; returns its `Display` (`.stop()` it), or `None` where a screen exists"
+    """Start an in-memory X screen for `render_mode='human'` where there is none; returns its `Display` (`.stop()` it),
+    or `None` where a screen exists"""
     _quiet_pygame()
     if sys.platform != 'linux' or os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY'): return None
     if shutil.which('Xvfb') is None:

@@ -1,4 +1,4 @@
-"""A collector whose envs live in Ray actors on this machine or a cluster: the same items as a local collector, weights sent through the object store with a policy version, synchronous or asynchronous rounds, runners that die restarted, and nothing left running afterwards.
+"""A collector whose envs live in Ray actors: the same items as a local one, sync or async, faults survived.
 
 Docs: https://rlnb.github.io/rlnb/data.fleet.html.md"""
 
@@ -18,58 +18,78 @@ from ..loop import Loop
 from ..callback import Callback, Metrics
 from .collector import Collector, find_collector, source_collector
 from .rollout import Rollout
-from .runner import import_ray, init_ray, RunnerError, RunnerRestarted, task_error, from_store, put_weights, Runner
+from .runner import (import_ray, init_ray, RunnerError, RunnerRestarted, task_error, from_store, put_weights,
+                              Runner)
 
 # %% auto #0
 __all__ = ['RayCollector', 'FleetCallback', 'fleet_rates']
 
+# %% ../../nbs/05f_data.fleet.ipynb #f1ee7c01
+def _check_fleet(n_runners, n_envs, mode, fragment, max_staleness, inflight, max_restarts, timeout):
+    "A `ValueError` for the `RayCollector` settings that cannot work together, naming them"
+    if mode not in ('sync', 'async'): raise ValueError(f"mode must be 'sync' or 'async', got {mode!r}.")
+    if n_runners < 1: raise ValueError(f'n_runners must be at least 1, got {n_runners}.')
+    if n_envs % n_runners:
+        raise ValueError(f'{n_envs} envs do not split evenly over {n_runners} runners: make n_envs a multiple of '
+                         'runners.')
+    if fragment < 1 or max_restarts < 0 or timeout <= 0:
+        raise ValueError(f'fragment must be >= 1, max_restarts >= 0 and timeout > 0; got {fragment}, '
+                         f'{max_restarts}, {timeout}.')
+    if inflight < 1 or (inflight > 1 and mode == 'sync'):
+        raise ValueError('inflight (fragments under way per runner) must be 1, or more with mode="async"; got '
+                         f'{inflight} with mode={mode!r}.')
+    if max_staleness is not None and (mode == 'sync' or max_staleness < 0):
+        raise ValueError('max_staleness bounds asynchronous collection (mode="async"), and cannot be negative; '
+                         f'got {max_staleness} with mode={mode!r}.')
+
 # %% ../../nbs/05f_data.fleet.ipynb #6fa23dda
 class RayCollector(Collector):
-    "A `Collector` whose envs live in `n_runners` Ray actors, each running the collector `make(index)` builds; yields their items tagged with the policy version that acted"
+    """A `Collector` whose envs live in `n_runners` Ray actors, each running the collector `make(index)` builds; yields
+    their items tagged with the policy version that acted"""
     events = Collector.events + ('on_fragment',)
     def __init__(self,
-                 make: Callable,                       # `make(index)` -> a collector (or a node over one), built inside runner `index`
+                 make: Callable,                       # builds runner `index`'s collector (or a node over one)
                  n_runners: int,                       # runner actors
-                 model: torch.nn.Module,               # the learner's copy of the network the runners act with: its weights are sent
-                 n_envs: int,                          # envs in all: runner r's env i is env r * n_envs // n_runners + i
-                 mode: str = 'sync',                   # 'sync': rounds, every runner with the newest weights; 'async': whichever fragment is ready
-                 fragment: int = 1,                    # env steps a runner collects per request (1 for rollout collectors: one rollout)
-                 max_staleness: int | None = None,     # async: drop fragments acted by weights more than this many versions old (None: keep all)
-                 inflight: int = 1,                    # async: fragments each runner has under way (2: it starts the next as soon as one is done, acted by weights a version older)
+                 model: torch.nn.Module,               # the learner's network: its weights are sent to the runners
+                 n_envs: int,                          # envs in all: runner r's env i is env r·n_envs/n_runners + i
+                 mode: str = 'sync',                   # 'sync': rounds with the newest weights; 'async': first ready
+                 fragment: int = 1,                    # env steps per request (1 for rollout collectors: one rollout)
+                 max_staleness: int | None = None,     # async: drop fragments more versions old (None: keep all)
+                 inflight: int = 1,                    # async: fragments under way per runner (2: no runner idles)
                  max_restarts: int = 2,                # times Ray restarts each runner that dies
-                 timeout: float = 60.,                 # seconds a runner may take for one fragment before it counts as hung
+                 timeout: float = 60.,                 # seconds a fragment may take before its runner counts as hung
                  seed: int = 0,                        # seeds the envs of restarted runners
-                 budget: int | None = None,            # env steps of the run: the last requests ask only for what is left (None: no end)
+                 budget: int | None = None,            # env steps of the run: the last requests ask for what is left
                  num_cpus: float = 1,                  # CPUs Ray reserves for each runner
-                 options: dict | None = None,          # more Ray actor options for the runners (`resources`, `scheduling_strategy`, ...)
+                 options: dict | None = None,          # more Ray actor options (`resources`, `scheduling_strategy`)
                  cbs=()):                              # callbacks of the collector itself
-        if mode not in ('sync', 'async'): raise ValueError(f"mode must be 'sync' or 'async', got {mode!r}.")
-        if n_runners < 1: raise ValueError(f'n_runners must be at least 1, got {n_runners}.')
-        if n_envs % n_runners: raise ValueError(f'{n_envs} envs do not split evenly over {n_runners} runners: make n_envs a multiple of runners.')
-        if fragment < 1 or max_restarts < 0 or timeout <= 0: raise ValueError(f'fragment must be >= 1, max_restarts >= 0 and timeout > 0; got {fragment}, {max_restarts}, {timeout}.')
-        if inflight < 1 or (inflight > 1 and mode == 'sync'): raise ValueError(f'inflight (fragments under way per runner) must be 1, or more with mode="async"; got {inflight} with mode={mode!r}.')
-        if max_staleness is not None and (mode == 'sync' or max_staleness < 0):
-            raise ValueError(f'max_staleness bounds asynchronous collection (mode="async"), and cannot be negative; got {max_staleness} with mode={mode!r}.')
-        self.make, self.n_runners, self.model, self.n_envs, self.mode, self.fragment = make, n_runners, model, n_envs, mode, fragment
-        self.max_staleness, self.max_restarts, self.timeout, self.seed, self.budget, self.inflight = max_staleness, max_restarts, timeout, seed, budget, inflight
+        _check_fleet(n_runners, n_envs, mode, fragment, max_staleness, inflight, max_restarts, timeout)
+        self.make, self.n_runners, self.model = make, n_runners, model
+        self.n_envs, self.mode, self.fragment = n_envs, mode, fragment
+        self.max_staleness, self.max_restarts, self.timeout = max_staleness, max_restarts, timeout
+        self.seed, self.budget, self.inflight = seed, budget, inflight
         self.actor_options = dict(num_cpus=num_cpus, **(options or {}))
         self.metrics, self.actors, self.own_ray, self.learner_step = Metrics(), None, False, 0
-        self.env_step = self.vector_step = self.episodes = self.start_step = self.restarts = self.version = self.dropped = self.lost = 0
+        self.env_step = self.vector_step = self.episodes = self.start_step = 0
+        self.restarts = self.version = self.dropped = self.lost = 0
         self.wait_s = self.busy_s = 0.   # seconds the learner waited in `next`; seconds the runners spent collecting
-        self.restarted, self.queue, self.pending, self._pushed, self.weights, self.draws = False, [], {}, None, None, []   # draws: per explorer (`Collector.explorers`), summed over runners
+        # draws: per explorer (`Collector.explorers`), summed over runners
+        self.restarted, self.queue, self.pending, self._pushed, self.weights, self.draws = False, [], {}, None, None, []
         tn.BaseNode.__init__(self)
         Loop.__init__(self, cbs)
 
 # %% ../../nbs/05f_data.fleet.ipynb #0e0a44bf
 @patch
 def learner_cbs(self: RayCollector) -> list:
-    "The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's counters"
+    """The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's
+    counters"""
     return [FleetCallback()]
 
 # %% ../../nbs/05f_data.fleet.ipynb #4f412c10
 @patch
 def _each(self: RayCollector, call: Callable, what: str) -> list:
-    "The answers of `call(r)`, a remote call to runner `r`, for every runner in order; a runner that died (or that Ray restarted unasked) is restarted afresh (`_fault`) and asked again"
+    """The answers of `call(r)`, a remote call to runner `r`, for every runner in order; a runner that died (or that Ray
+    restarted unasked) is restarted afresh (`_fault`) and asked again"""
     ray, refs, out = import_ray(), [call(r) for r in range(self.n_runners)], []
     wait = max(self.timeout, 60.)   # at least a minute: starting a runner imports torch
     for r in range(self.n_runners):
@@ -79,7 +99,8 @@ def _each(self: RayCollector, call: Callable, what: str) -> list:
                                                                           f'{wait:.0f} s during {what}. Ray\'s error '
                                                                           'is chained below.') from e
             except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
-                if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(task_error(e), RunnerRestarted): raise task_error(e) from e
+                if isinstance(e, ray.exceptions.RayTaskError) and not isinstance(task_error(e), RunnerRestarted):
+                    raise task_error(e) from e
                 self._fault(r, f'died during {what} ({type(task_error(e)).__name__})', e, lost=False)
                 refs[r] = call(r)
     return out
@@ -114,7 +135,8 @@ def close(self: RayCollector):
 # %% ../../nbs/05f_data.fleet.ipynb #be7937dc
 @patch
 def _push(self: RayCollector):
-    "Put the weights in the object store if the learner stepped since the last put (a new policy version), or if none were put"
+    """Put the weights in the object store if the learner stepped since the last put (a new policy version), or if none
+    were put"""
     stepped = self.learner_step != self._pushed
     if not stepped and self.weights is not None: return
     if stepped and self._pushed is not None: self.version += 1
@@ -133,25 +155,32 @@ def _request(self: RayCollector, r: int):
 
 @patch
 def _ask(self: RayCollector) -> int:
-    "Env steps to ask an idle runner for: `fragment`, or near the end of the budget its share of what is left (what is under way counted)"
+    """Env steps to ask an idle runner for: `fragment`, or near the end of the budget its share of what is left (what is
+    under way counted)"""
     if self.budget is None or self.fragment == 1: return self.fragment
     left = self.budget - self.env_step - sum(s for _, _, s in self.pending.values())
-    return max(1, min(self.fragment, -(-left // max(1, self.n_runners * self.inflight - len(self.pending)))))   # shared by the requests not yet made
+    # shared by the requests not yet made
+    return max(1, min(self.fragment, -(-left // max(1, self.n_runners * self.inflight - len(self.pending)))))
 
 # %% ../../nbs/05f_data.fleet.ipynb #c5890ee6
 @patch
 def _receive(self: RayCollector, frag: dict):
-    "The item of fragment `frag`, tagged and counted (None if it is too stale); fires `on_episode_end` and `on_fragment`"
+    """The item of fragment `frag`, tagged and counted (None if it is too stale); fires `on_episode_end` and
+    `on_fragment`"""
     r, v = frag['runner'], frag['version']
     self.draws = [a + b for a, b in zip_longest(self.draws, frag['draws'], fillvalue=0)]
-    self.fragment_info = info = dict(runner=r, version=v, staleness=self.version - v, env_steps=frag['env_steps'], dropped=False)
+    self.fragment_info = info = dict(runner=r, version=v, staleness=self.version - v, env_steps=frag['env_steps'],
+                                     dropped=False)
     if self.max_staleness is not None and info['staleness'] > self.max_staleness:
         self.dropped += 1; info['dropped'] = True; self('on_fragment'); return None
     item, off = from_store(frag['item']), r * (self.n_envs // self.n_runners)
-    if isinstance(item, Step): item = item._replace(env_id=None if item.env_id is None else item.env_id + off, version=torch.full_like(item.reward, v, dtype=torch.int64))
+    if isinstance(item, Step):
+        item = item._replace(env_id=None if item.env_id is None else item.env_id + off,
+                             version=torch.full_like(item.reward, v, dtype=torch.int64))
     else: item = item._replace(version=v, runner=r)   # a round joins the runners' rollouts into one of no runner
     self.env_step += frag['env_steps']; self.busy_s += frag['busy_s']
-    self.vector_step += frag['rows'] / self.n_envs   # in vector steps of all the fleet's envs (a fraction for one runner's rollout)
+    # in vector steps of all the fleet's envs (a fraction for one runner's rollout)
+    self.vector_step += frag['rows'] / self.n_envs
     if frag['episodes']:
         e, ret, n = zip(*frag['episodes'])
         self.episodes += len(e)
@@ -167,9 +196,12 @@ def _join(rollouts: list) -> Rollout:
     if len(rollouts) == 1: return rollouts[0]
     cat = lambda f, d: tree_map(lambda *xs: torch.cat(xs, d), *[getattr(r, f) for r in rollouts])
     r0 = rollouts[0]
-    common = [k for k in r0.extra if all(k in r.extra for r in rollouts[1:])]   # what every runner's agent reported (ε-greedy skips the Q-values when every row explores)
-    fields = {f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields if f not in ('version', 'extra', 'runner') and getattr(r0, f) is not None}
-    return Rollout(**fields, extra={k: torch.cat([r.extra[k] for r in rollouts], 1) for k in common}, version=r0.version)
+    # what every runner's agent reported (ε-greedy skips the Q-values when every row explores)
+    common = [k for k in r0.extra if all(k in r.extra for r in rollouts[1:])]
+    fields = {f: cat(f, 0 if f in ('next_obs', 'state') else 1) for f in Rollout._fields
+              if f not in ('version', 'extra', 'runner') and getattr(r0, f) is not None}
+    return Rollout(**fields, extra={k: torch.cat([r.extra[k] for r in rollouts], 1) for k in common},
+                   version=r0.version)
 
 # %% ../../nbs/05f_data.fleet.ipynb #f26c3b6c
 class _Lost(Exception): "A runner's fragment was lost (the runner died or hung and was restarted)"
@@ -183,7 +215,8 @@ def _answer(self: RayCollector, ref):
     except ray.exceptions.GetTimeoutError as e:
         ray.kill(self.actors[r], no_restart=False)   # Ray restarts it
         self._fault(r, f'did not return a fragment within {self.timeout} s (hung)', e)
-    except ray.exceptions.RayTaskError as e:   # the runner's own code raised: raise that (unless Ray restarted the runner unasked: a fault)
+    # the runner's own code raised: raise that (unless Ray restarted the runner unasked: a fault)
+    except ray.exceptions.RayTaskError as e:
         if not isinstance(task_error(e), RunnerRestarted): raise task_error(e) from e
         self._fault(r, 'was restarted by Ray', e)
     except ray.exceptions.RayActorError as e: self._fault(r, f'died ({type(e).__name__})', e)
@@ -193,25 +226,30 @@ def _answer(self: RayCollector, ref):
 @patch
 def _fault(self: RayCollector, r: int, what: str, err: Exception,
            lost: bool = True):                       # a fragment was lost with it (False: a call between fragments)
-    "Runner `r` died or hung: count a restart and start it afresh, or raise a `RunnerError` once it has had `max_restarts`"
+    """Runner `r` died or hung: count a restart and start it afresh, or raise a `RunnerError` once it has had
+    `max_restarts`"""
     self.runner_restarts[r] += 1; self.restarts += 1; self.lost += lost
     n = self.runner_restarts[r]
     if n > self.max_restarts:
-        raise RunnerError(f'Runner {r} {what}, after {n - 1} restart(s): all that max_restarts={self.max_restarts} allows. '
+        raise RunnerError(f'Runner {r} {what}, after {n - 1} restart(s): all that max_restarts={self.max_restarts} '
+                          'allows. '
                           f'Its last error is chained below; fix the env or raise max_restarts.') from err
-    warnings.warn(f'Runner {r} {what}; Ray restarted it (restart {n} of {self.max_restarts}): {"its fragment was dropped and " if lost else ""}it starts new episodes.')
+    warnings.warn(f'Runner {r} {what}; Ray restarted it (restart {n} of {self.max_restarts}): '
+                  f'{"its fragment was dropped and " if lost else ""}it starts new episodes.')
     self._revive(r, Seeder([self.seed, r, n]).int() % 2**31, err)
     self('on_env_restart')
 
 @patch
 def _revive(self: RayCollector, r: int, seed: int, err: Exception):
-    "Reset runner `r`, which Ray is restarting, with a new env `seed`; calls fail until Ray has marked it dead and started it again"
+    """Reset runner `r`, which Ray is restarting, with a new env `seed`; calls fail until Ray has marked it dead and
+    started it again"""
     ray, deadline = import_ray(), time.monotonic() + self.timeout
     while True:
         try: return ray.get(self.actors[r].reset.remote(None, seed=seed), timeout=max(0.1, deadline - time.monotonic()))
         except ray.exceptions.RayTaskError as e: raise task_error(e) from e
         except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as e:
-            if time.monotonic() > deadline: raise RunnerError(f'Runner {r} did not come back within {self.timeout} s of its restart.') from err
+            if time.monotonic() > deadline:
+                raise RunnerError(f'Runner {r} did not come back within {self.timeout} s of its restart.') from err
             time.sleep(0.05)
 
 # %% ../../nbs/05f_data.fleet.ipynb #19cc0c73
@@ -228,15 +266,20 @@ def _round(self: RayCollector):
 
 @patch
 def _take(self: RayCollector):
-    "Asynchronous: the first fragment that is ready; its runner is sent the newest weights for a new request (with `inflight` 2 it has already started the one queued behind)"
+    """Asynchronous: the first fragment that is ready; its runner is sent the newest weights for a new request (with
+    `inflight` 2 it has already started the one queued behind)"""
     ray = import_ray()
     while not self.queue:
-        ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=max(0., min(t for _, t, _ in self.pending.values()) + self.timeout - time.monotonic()))
-        ref = ready[0] if ready else min(self.pending, key=lambda k: self.pending[k][1])   # none ready in time: the oldest is hung
+        ready, _ = ray.wait(list(self.pending), num_returns=1,
+                            timeout=max(0., min(t for _, t, _ in self.pending.values())
+                                        + self.timeout - time.monotonic()))
+        # none ready in time: the oldest is hung
+        ref = ready[0] if ready else min(self.pending, key=lambda k: self.pending[k][1])
         r = self.pending[ref][0]
         try: frag = self._answer(ref)
         except _Lost:
-            for k in [k for k, v in self.pending.items() if v[0] == r]: self.pending.pop(k); self.lost += 1   # its other requests died with it
+            # its other requests died with it
+            for k in [k for k, v in self.pending.items() if v[0] == r]: self.pending.pop(k); self.lost += 1
             for _ in range(self.inflight): self._request(r)
             continue
         for k, (rr, _, s) in self.pending.items():
@@ -261,11 +304,11 @@ _COUNTERS = ('env_step', 'vector_step', 'episodes', 'restarts', 'version', 'draw
 def reset(self: RayCollector, initial_state: dict | None = None):
     tn.BaseNode.reset(self, initial_state)
     if self.actors is None: self._start()
-    if (initial_state or {}).get('n_runners', self.n_runners) != self.n_runners: self.resize(initial_state['n_runners'])   # resized before the checkpoint
-    self.pending.clear()   # fragments under way belong to the old state: dropped (each runner answers them before the reset below, in order)
     st = initial_state or {}
+    if st.get('n_runners', self.n_runners) != self.n_runners: self.resize(st['n_runners'])   # resized before saving
+    self.pending.clear()   # fragments under way belong to the old state (each runner answers them before its reset)
     for k in _COUNTERS: setattr(self, k, st.get(k, 0))
-    self.draws = [self.draws] if isinstance(self.draws, int) else list(self.draws)   # one count per explorer (an older rlnb's checkpoint: one count)
+    self.draws = [self.draws] if isinstance(self.draws, int) else list(self.draws)   # per explorer (older: one count)
     self.runner_restarts = list(st.get('runner_restarts', [0] * self.n_runners))
     self._pushed, self.weights, self.start_step = st.get('pushed'), None, self.env_step
     self.queue = [(Step if q.pop('kind') == 'Step' else Rollout)(**q) for q in map(dict, st.get('queue', []))]
@@ -281,8 +324,10 @@ def reset(self: RayCollector, initial_state: dict | None = None):
 
 @patch
 def get_state(self: RayCollector) -> dict:
-    runners = self._each(lambda r: self.actors[r].state.remote(), 'a checkpoint') if self.mode == 'sync' else None   # first: a runner restarted here counts below
-    st = {k: getattr(self, k) for k in _COUNTERS} | dict(pushed=self._pushed, runner_restarts=list(self.runner_restarts), n_runners=self.n_runners)
+    # first: a runner restarted here counts below
+    runners = self._each(lambda r: self.actors[r].state.remote(), 'a checkpoint') if self.mode == 'sync' else None
+    st = {k: getattr(self, k) for k in _COUNTERS}
+    st |= dict(pushed=self._pushed, runner_restarts=list(self.runner_restarts), n_runners=self.n_runners)
     if runners is not None:   # between rounds the runners are idle: their envs, generators and counters are exact
         st['runners'] = runners
         st['queue'] = [dict(kind=type(i).__name__, **i._asdict()) for i in self.queue]
@@ -290,7 +335,8 @@ def get_state(self: RayCollector) -> dict:
 
 # %% ../../nbs/05f_data.fleet.ipynb #9d02fcc5
 @patch
-def _at_start(self: RayCollector) -> np.ndarray: return np.zeros(self.n_envs, bool)   # unknown: count from the first episode start seen
+def _at_start(self: RayCollector) -> np.ndarray:
+    return np.zeros(self.n_envs, bool)   # unknown: count from the first episode start seen
 
 @patch
 def _random_agent(self: RayCollector):
@@ -314,7 +360,8 @@ def reset_policy(self: RayCollector,
 @patch
 def resize(self: RayCollector,
            k: int):                                  # runners from now on
-    "Run `k` runners from the next request on: new ones start afresh and get the newest weights with their first request; the last ones beyond `k` are killed, their fragments under way dropped"
+    """Run `k` runners from the next request on: new ones start afresh and get the newest weights with their first
+    request; the last ones beyond `k` are killed, their fragments under way dropped"""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f'resize takes a positive number of '
                                                                                 f'runners, got {k!r}.')
     n, per = self.n_runners, self.n_envs // self.n_runners
@@ -330,32 +377,39 @@ def resize(self: RayCollector,
 # %% ../../nbs/05f_data.fleet.ipynb #25b18bdc
 @patch
 def _grow(self: RayCollector, n: int):
-    "Start runners `n` to `n_runners - 1` and reset them afresh (envs seeded anew); asynchronous: ask each for its first fragments"
+    """Start runners `n` to `n_runners - 1` and reset them afresh (envs seeded anew); asynchronous: ask each for its
+    first fragments"""
     ray = import_ray()
     cls = ray.remote(Runner).options(max_restarts=self.max_restarts, max_task_retries=0, **self.actor_options)
     self.actors += [cls.remote(self.make, r, in_actor=True) for r in range(n, self.n_runners)]
     self.runner_restarts += [0] * (self.n_runners - n)
-    try: self.where += ray.get([self.actors[r].where.remote() for r in range(n, self.n_runners)], timeout=max(self.timeout, 60.))
+    try:
+        self.where += ray.get([self.actors[r].where.remote() for r in range(n, self.n_runners)],
+                              timeout=max(self.timeout, 60.))
     except ray.exceptions.GetTimeoutError as e:
         raise RunnerError(f'The new runners did not start within {max(self.timeout, 60.):.0f} s: each asks Ray for '
                           f'{self.actor_options}, and the cluster has {ray.available_resources()} free.') from e
-    ray.get([self.actors[r].reset.remote(None, seed=Seeder([self.seed, r, self.env_step]).int() % 2**31) for r in range(n, self.n_runners)])
+    ray.get([self.actors[r].reset.remote(None, seed=Seeder([self.seed, r, self.env_step]).int() % 2**31)
+             for r in range(n, self.n_runners)])
     if self.mode == 'async':
         for r in range(n, self.n_runners):
             for _ in range(self.inflight): self._request(r)
 
 # %% ../../nbs/05f_data.fleet.ipynb #f7322858
 class FleetCallback(Callback):
-    "Tells a `RayCollector` when the learner's weights change (a new policy version at its next request); logs each fragment's staleness, the drops, and every `window` fragments the fleet's rates"
+    """Tells a `RayCollector` when the learner's weights change (a new policy version at its next request); logs each
+    fragment's staleness, the drops, and every `window` fragments the fleet's rates"""
     order = -5
     def __init__(self,
                  window: int = 10):                    # fragments per reading of the rates
         self.window = window
-    def before_fit(self): self._col = find_collector(self.learn); self._col.learner_step = self.learn.opt_step; self._mark()
+    def before_fit(self):
+        self._col = find_collector(self.learn); self._col.learner_step = self.learn.opt_step; self._mark()
     def after_batch(self): self._col.learner_step = self.learn.opt_step
     def _mark(self):
         col = self._col
-        self._t, self._wait, self._busy, self._steps, self._lags = time.perf_counter(), col.wait_s, col.busy_s, col.env_step, []
+        self._t, self._wait = time.perf_counter(), col.wait_s
+        self._busy, self._steps, self._lags = col.busy_s, col.env_step, []
     def on_fragment(self):
         col, m = self._col, self.learn.metrics
         m.log('policy_staleness', col.fragment_info['staleness'], col.env_step)
@@ -371,14 +425,17 @@ def fleet_rates(lags: list,                            # the fragments' policy l
                 wall_s: float,                         # seconds of wall time they span
                 n_runners: int                         # runners in the fleet
                ) -> dict:
-    "The fleet's rates over some fragments: `policy_lag_mean`, `policy_lag_max`, `learner_wait_share`, `samples_per_s`, `runner_utilisation`"
-    return dict(policy_lag_mean=sum(lags) / max(len(lags), 1), policy_lag_max=max(lags, default=0), learner_wait_share=wait_s / wall_s,
+    """The fleet's rates over some fragments: `policy_lag_mean`, `policy_lag_max`, `learner_wait_share`,
+    `samples_per_s`, `runner_utilisation`"""
+    return dict(policy_lag_mean=sum(lags) / max(len(lags), 1), policy_lag_max=max(lags, default=0),
+                learner_wait_share=wait_s / wall_s,
                 samples_per_s=env_steps / wall_s, runner_utilisation=busy_s / (n_runners * wall_s))
 
 @patch
 def log_rates(self: FleetCallback):
     "Log `fleet_rates` over the fragments since the last reading, and start the next reading"
     col = self._col
-    rates = fleet_rates(self._lags, col.wait_s - self._wait, col.busy_s - self._busy, col.env_step - self._steps, max(time.perf_counter() - self._t, 1e-9), col.n_runners)
+    rates = fleet_rates(self._lags, col.wait_s - self._wait, col.busy_s - self._busy, col.env_step - self._steps,
+                        max(time.perf_counter() - self._t, 1e-9), col.n_runners)
     for k, v in rates.items(): self.learn.metrics.log(k, v, col.env_step)
     self._mark()

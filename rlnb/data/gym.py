@@ -1,4 +1,4 @@
-"""Vector environments: made with clear errors, observations a network can read, a scripted env for exact tests, and env workers that fail loudly and never outlive their owner.
+"""Vector envs made with clear errors, observations a network reads, a scripted env, workers that fail loudly.
 
 Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
@@ -23,25 +23,30 @@ class EnvError(RuntimeError):
     "An environment cannot be made, or one of its workers failed"
 
 def _guarded_worker(*args, **kwargs):
-    "gymnasium's async worker, made to ignore Ctrl-C (the parent process decides what it means) and to exit when the parent dies"
+    """gymnasium's async worker, made to ignore Ctrl-C (the parent process decides what it means) and to exit when the
+    parent dies"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
-    def watch():   # a killed parent never closes its pipes: other workers forked from it hold their ends open, so no EOF arrives
+    # a killed parent never closes its pipes: other workers forked from it hold their ends open, so no EOF arrives
+    def watch():
         while os.getppid() == parent: time.sleep(0.2)
         os._exit(1)
     threading.Thread(target=watch, daemon=True).start()
     try: _async_worker(*args, **kwargs)
-    except (BrokenPipeError, ConnectionResetError): sys.exit(0)   # the parent closed its end first: nobody is left to tell, so no traceback
+    # the parent closed its end first: nobody is left to tell, so no traceback
+    except (BrokenPipeError, ConnectionResetError): sys.exit(0)
 
 # %% ../../nbs/05_data.gym.ipynb #ec4be32b
-_HARMLESS_MUJOCO = ("compiler attribute 'settotalmass' is deprecated",)   # gymnasium 1.4's v5 model files use it; MuJoCo 4 warns at every load
+# gymnasium 1.4's v5 model files use it; MuJoCo 4 warns at every load
+_HARMLESS_MUJOCO = ("compiler attribute 'settotalmass' is deprecated",)
 
 def _mujoco_warning(msg: str):
     "MuJoCo's warning `msg`, printed as MuJoCo prints it, unless it is a known harmless one"
     if not msg.startswith(_HARMLESS_MUJOCO): print(f'WARNING: {msg}', file=sys.stderr, flush=True)
 
 def _quiet_mujoco(env_id):
-    "Before a MuJoCo env of `env_id` is made: route MuJoCo's warnings through `_mujoco_warning` (other envs: nothing is imported)"
+    """Before a MuJoCo env of `env_id` is made: route MuJoCo's warnings through `_mujoco_warning` (other envs: nothing
+    is imported)"""
     try: entry = str(gym.spec(env_id).entry_point) if isinstance(env_id, str) else ''
     except gym.error.Error: return
     if 'mujoco' in entry:
@@ -73,30 +78,38 @@ def register_envs(family: str                   # 'atari' (ale-py's ids) or 'min
 
 def register_installed() -> bool:
     "Register the games of every family whose package is installed (their ids exist only then); whether any were new"
-    return any([register_envs(f) for f in _PROBE if importlib.util.find_spec({'atari': 'ale_py', 'minatar': 'minatar'}[f])])
+    return any([register_envs(f) for f in _PROBE
+                if importlib.util.find_spec({'atari': 'ale_py', 'minatar': 'minatar'}[f])])
 
 # %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
               n_envs: int = 1,                   # number of envs side by side (ignored for a list of functions)
-              mode: str | None = None,           # 'vector_entry_point', 'sync', 'async', or None: sync below 4 envs, else the env's own vector version if it has one
-              wrappers: Sequence[Callable] = (), # gymnasium wrappers applied to each sub-env (forces 'sync' unless 'async' is asked)
+              # 'vector_entry_point', 'sync', 'async', or None: sync below 4 envs, else the env's own vector version if
+              # it has one
+              mode: str | None = None,
+              # gymnasium wrappers applied to each sub-env (forces 'sync' unless 'async' is asked)
+              wrappers: Sequence[Callable] = (),
               **kwargs) -> gym.vector.VectorEnv: # passed to each env's constructor
     "A gymnasium vector env of `n_envs` copies of `env_id`, with NEXT_STEP autoreset"
     if mode not in (None, 'vector_entry_point', 'sync', 'async'):
         raise ValueError(f"mode must be None, 'vector_entry_point', 'sync' or 'async', got {mode!r}.")
     if not isinstance(env_id, str):
         fns = list(env_id)
-        return gym.vector.AsyncVectorEnv(fns, worker=_guarded_worker) if mode == 'async' else gym.vector.SyncVectorEnv(fns)
+        return (gym.vector.AsyncVectorEnv(fns, worker=_guarded_worker) if mode == 'async'
+                else gym.vector.SyncVectorEnv(fns))
     if n_envs < 1: raise ValueError(f'n_envs must be at least 1, got {n_envs}.')
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
     if env_id not in gym.registry: register_installed()   # an Atari or MinAtar id, before its package was imported
     _quiet_mujoco(env_id)
-    try: return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs, wrappers=list(wrappers) or None, **kwargs)
+    try:
+        return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs,
+                            wrappers=list(wrappers) or None, **kwargs)
     except gym.error.NamespaceNotFound as e:
         ns = env_id.split('/')[0]
-        hint = f" Install {_PACKAGES[ns]}." if ns in _PACKAGES else " Install the package that registers it and import it before making the env."
+        hint = (f" Install {_PACKAGES[ns]}." if ns in _PACKAGES
+                else " Install the package that registers it and import it before making the env.")
         raise EnvError(f"Unknown environment {env_id!r}: {e}{hint}") from e
     except (gym.error.NameNotFound, gym.error.VersionNotFound, gym.error.UnregisteredEnv) as e:
         raise EnvError(f"Unknown environment {env_id!r}: {e} (`gymnasium.pprint_registry()` lists the registered "
@@ -105,7 +118,8 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         raise EnvError(f"Environment {env_id!r} needs a package that is not installed: {e}") from e
 
 # %% ../../nbs/05_data.gym.ipynb #a621dc18
-_ONE_HOT = (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)   # flattened by gymnasium into one-hot / 0-1 features
+# flattened by gymnasium into one-hot / 0-1 features
+_ONE_HOT = (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 def _leaf_spaces(space) -> list:
     if isinstance(space, gym.spaces.Dict): return [s for v in space.spaces.values() for s in _leaf_spaces(v)]
@@ -114,13 +128,15 @@ def _leaf_spaces(space) -> list:
 
 def needs_one_hot(space: gym.Space                    # an env's (single) observation space
                  ) -> bool:
-    "Whether `space` has Discrete, MultiDiscrete or MultiBinary parts, which the network reads as one-hot / 0-1 features (gymnasium's `FlattenObservation`)"
+    """Whether `space` has Discrete, MultiDiscrete or MultiBinary parts, which the network reads as one-hot / 0-1
+    features (gymnasium's `FlattenObservation`)"""
     return any(isinstance(s, _ONE_HOT) for s in _leaf_spaces(space))
 
 # %% ../../nbs/05_data.gym.ipynb #cf14d846
 def observation_envs(envs: gym.vector.VectorEnv            # a vector env
                     ) -> gym.vector.VectorEnv:
-    "`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete and MultiBinary parts flattened to one-hot features; anything else refused"
+    """`envs` with observations a network can read: Box (and Dict/Tuple of Boxes) as they are; Discrete, MultiDiscrete
+    and MultiBinary parts flattened to one-hot features; anything else refused"""
     space, leaves = envs.single_observation_space, _leaf_spaces(envs.single_observation_space)
     bad = [type(s).__name__ for s in leaves if not isinstance(s, (gym.spaces.Box, *_ONE_HOT))]
     if bad: raise ValueError(f"rlnb's networks read Box, Discrete, MultiDiscrete and MultiBinary observations (also "
@@ -165,13 +181,15 @@ def step(self: ScriptedEnv,
     if self.total == self.die_at: os._exit(3)
     if self.total == self.hang_at: time.sleep(3600)
     end = self.k == self.length
-    return np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32), float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
+    obs = np.array([np.nan if self.total == self.nan_at else float(self.k)], np.float32)
+    return obs, float(self.k), end and self.ending == 'terminated', end and self.ending == 'truncated', {}
 
 # %% ../../nbs/05_data.gym.ipynb #aa2afd7a
 def reset_envs(envs,                                 # a vector env
                seed,                                 # env i resets with seed + i
                timeout: float,                       # seconds an async worker may take to answer
-               options: dict | None = None):         # reset options, e.g. `{'reset_mask': mask}` to reset some envs only
+               # reset options, e.g. `{'reset_mask': mask}` to reset some envs only
+               options: dict | None = None):
     "`envs.reset(seed=seed, options=options)`; async workers with a `timeout`, any failure one `EnvError`"
     if not isinstance(envs, gym.vector.AsyncVectorEnv): return envs.reset(seed=seed, options=options)
     try:
@@ -194,11 +212,13 @@ def _worker_error(envs: gym.vector.AsyncVectorEnv, e: Exception, timeout: float)
     "Find which worker failed and how, terminate all workers, and describe it"
     pipes, procs = envs.parent_pipes, envs.processes
     raised = [i for i, p in enumerate(pipes) if p is None]
-    if not raised and not isinstance(e, multiprocessing.TimeoutError):   # a dead pipe: give the dying process a moment to exit
+    # a dead pipe: give the dying process a moment to exit
+    if not raised and not isinstance(e, multiprocessing.TimeoutError):
         deadline = time.monotonic() + 2.
         while all(p.exitcode is None for p in procs) and time.monotonic() < deadline: time.sleep(0.01)
     died = [i for i, p in enumerate(procs) if p.exitcode is not None and i not in raised]
-    hung = [i for i, p in enumerate(pipes) if p is not None and not p.closed and not p.poll(0)] if isinstance(e, multiprocessing.TimeoutError) else []
+    hung = ([i for i, p in enumerate(pipes) if p is not None and not p.closed and not p.poll(0)]
+            if isinstance(e, multiprocessing.TimeoutError) else [])
     if raised: what = f"env {raised[0]} raised {type(e).__name__}: {e}"
     elif died: what = f"env {died[0]} died (its process exited with code {procs[died[0]].exitcode})"
     elif hung: what = f"env {hung[0]} did not answer within {timeout} s (hung)"

@@ -1,4 +1,4 @@
-"""Fixed players to measure a learner against: a perfect tic-tac-toe player, a one-move lookahead for Connect Four, and the table of fixed players by name that evaluation and the command line use.
+"""Fixed players to measure a learner against: perfect tic-tac-toe, a Connect Four lookahead, a table by name.
 
 Docs: https://rlnb.github.io/rlnb/data.heuristics.html.md"""
 
@@ -19,7 +19,8 @@ _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 
 
 @lru_cache(None)
 def _negamax(mine: int, theirs: int) -> int:
-    "Tic-tac-toe's value for the player to move under perfect play: 1, 0 or -1 (bit k of each: square k is that player's)"
+    """Tic-tac-toe's value for the player to move under perfect play: 1, 0 or -1 (bit k of each: square k is that
+    player's)"""
     if any(all(theirs >> k & 1 for k in l) for l in _LINES): return -1
     free = [k for k in range(9) if not (mine | theirs) >> k & 1]
     return max((-_negamax(theirs, mine | 1 << k) for k in free), default=0)
@@ -35,14 +36,17 @@ class _Heuristic:
     board: tuple = None                               # the board it plays on, `(H, W, C)`
     def _board(self, obs: dict) -> np.ndarray:
         b = obs['observation'].cpu().numpy()
-        if b.shape[1:] != self.board: raise ValueError(f"{type(self).__name__} plays on boards of shape {self.board}, and this game's are {b.shape[1:]}.")
+        if b.shape[1:] != self.board:
+            raise ValueError(f"{type(self).__name__} plays on boards of shape {self.board}, and this game's are "
+                             f"{b.shape[1:]}.")
         return b
 
 class TicTacToeMinimax(_Heuristic):
     "A perfect tic-tac-toe player, random among equally good moves"
     board = (3, 3, 2)
     def act(self,
-            obs: dict,                            # tic-tac-toe boards `[B, 3, 3, 2]`: the mover's pieces, the opponent's
+            # tic-tac-toe boards `[B, 3, 3, 2]`: the mover's pieces, the opponent's
+            obs: dict,
             deterministic: bool = False):         # ignored: every move it makes is a best one
         out = []
         for b in self._board(obs):
@@ -80,7 +84,8 @@ class ConnectFourLookahead(_Heuristic):
         return torch.tensor(out), {}
 
 # %% ../../nbs/05i_data.heuristics.ipynb #3b2ce6a6
-HEURISTICS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}   # each built from a seed
+# each built from a seed
+HEURISTICS = {'random': LegalRandomAgent, 'minimax': TicTacToeMinimax, 'lookahead': ConnectFourLookahead}
 
 def fixed_player(name: str,                          # a key of `HEURISTICS`
                  seed: int,                          # seeds its choices

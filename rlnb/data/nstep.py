@@ -1,4 +1,4 @@
-"""`NStepReturns`: a `torchdata.nodes` node that turns 1-step transitions into n-step ones, vectorised over envs, with exact resume.
+"""`NStepReturns`: a node that turns 1-step transitions into n-step ones, vectorised over envs, with exact resume.
 
 Docs: https://rlnb.github.io/rlnb/data.nstep.html.md"""
 
@@ -27,19 +27,23 @@ class NStepReturns(tn.BaseNode):
         if n < 1: raise ValueError(f'n must be at least 1, got {n}.')
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
         self.source, self.n, self.gamma, self.n_envs = source, n, gamma, n_envs
-        self.disc = np.float32(gamma) ** np.arange(n + 1, dtype=np.float32)   # γ^age for every age a slot can have, in float32 like the returns
+        # γ^age for every age a slot can have, in float32 like the returns
+        self.disc = np.float32(gamma) ** np.arange(n + 1, dtype=np.float32)
 
     def reset(self, initial_state: dict | None = None):
         super().reset(initial_state)
         self.source.reset(initial_state['source'] if initial_state else None)
         ring = initial_state['ring'] if initial_state else None     # lazily allocated from the first item
-        self.ring = None if ring is None else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step'])))
+        self.ring = (None if ring is None
+                     else tree_map(lambda t: t.numpy().copy(), dict(ring, step=Step(**ring['step']))))
         self.head = np.zeros(self.n_envs, np.int64) if not initial_state else initial_state['head'].numpy().copy()
-        if ring is not None and getattr(self.source, 'restarted', False): self.ring['pending'][:] = False   # their episodes were abandoned
+        # their episodes were abandoned
+        if ring is not None and getattr(self.source, 'restarted', False): self.ring['pending'][:] = False
         self._restarts = getattr(self.source, 'restarts', 0)
 
     def get_state(self) -> dict:   # tensors in plain dicts: checkpoints load with weights_only
-        ring = None if self.ring is None else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict()))
+        ring = (None if self.ring is None
+                else tree_map(lambda a: torch.from_numpy(a.copy()), dict(self.ring, step=self.ring['step']._asdict())))
         return {'source': self.source.state_dict(), 'ring': ring, 'head': torch.from_numpy(self.head.copy())}
 
 # %% ../../nbs/05b_data.nstep.ipynb #25dc0d96
@@ -48,13 +52,15 @@ def _alloc_ring(self: NStepReturns, s: Step) -> dict:
     "Numpy slots `[n, N, ...]` for every field of `s`, plus discounted return, age and a pending flag"
     slots = lambda x: np.zeros((self.n, self.n_envs, *x.shape[1:]), dtype=x.numpy().dtype)
     shape = (self.n, self.n_envs)
-    return dict(step=tree_map(slots, s._replace(next_obs=None)), ret=np.zeros(shape, np.float32), age=np.zeros(shape, np.int64), pending=np.zeros(shape, bool))
+    return dict(step=tree_map(slots, s._replace(next_obs=None)), ret=np.zeros(shape, np.float32),
+                age=np.zeros(shape, np.int64), pending=np.zeros(shape, bool))
 
 @patch
 def next(self: NStepReturns) -> Step:
     s = next(self.source)
     if self.ring is None: self.ring = self._alloc_ring(s)
-    if getattr(self.source, 'restarts', 0) != self._restarts:   # the envs were rebuilt: the pending transitions' episodes are gone
+    # the envs were rebuilt: the pending transitions' episodes are gone
+    if getattr(self.source, 'restarts', 0) != self._restarts:
         self._restarts = self.source.restarts; self.ring['pending'][:] = False
     R, e_B, N = self.ring, s.env_id.numpy(), self.n_envs
     slot_B = self.head[e_B]
@@ -78,9 +84,12 @@ def _emit(self: NStepReturns, s: Step, emit) -> Step:
     order = np.argsort(env * (self.n + 1) - R['age'][slot, env], kind='stable')
     env, slot = env[order], slot[order]
     row_N = np.full(self.n_envs, -1, np.int64); row_N[s.env_id.numpy()] = np.arange(len(s.env_id))
-    row = row_N[env]                                               # the row of each emitted transition's env in this step
+    # the row of each emitted transition's env in this step
+    row = row_N[env]
     out = tree_map(lambda buf: t(buf[slot, env]), R['step'])       # fancy indexing copies: the ring can be overwritten
-    out = out._replace(reward=t(R['ret'][slot, env]), next_obs=tree_map(lambda x: t(x.numpy().take(row, 0)), s.next_obs),
-                       terminated=t(s.terminated.numpy().take(row)), truncated=t(s.truncated.numpy().take(row)), n_step=t(R['age'][slot, env]))
+    out = out._replace(reward=t(R['ret'][slot, env]),
+                       next_obs=tree_map(lambda x: t(x.numpy().take(row, 0)), s.next_obs),
+                       terminated=t(s.terminated.numpy().take(row)), truncated=t(s.truncated.numpy().take(row)),
+                       n_step=t(R['age'][slot, env]))
     R['pending'][slot, env] = False
     return out

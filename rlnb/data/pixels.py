@@ -1,4 +1,4 @@
-"""The standard Atari preprocessing of DQN and PPO (no-op starts, frame skip with max-pooling, lives as episodes, FIRE at reset, 84x84 grey, clipped rewards, 4 stacked frames), equal pixel for pixel to Stable-Baselines3's; true game scores for evaluation and metrics; MinAtar's frames channels first.
+"""Atari preprocessing equal pixel for pixel to Stable-Baselines3's, true game scores, MinAtar's frames.
 
 Docs: https://rlnb.github.io/rlnb/data.pixels.html.md"""
 
@@ -23,7 +23,8 @@ class NoopReset(gym.Wrapper):
     def __init__(self, env: gym.Env,                 # an ALE env (action 0 is NOOP)
                  noop_max: int = 30):                # most no-ops at a reset
         super().__init__(env)
-        if env.unwrapped.get_action_meanings()[0] != 'NOOP': raise ValueError(f'NoopReset needs action 0 to be NOOP, got {env.unwrapped.get_action_meanings()[0]}.')
+        if env.unwrapped.get_action_meanings()[0] != 'NOOP':
+            raise ValueError(f'NoopReset needs action 0 to be NOOP, got {env.unwrapped.get_action_meanings()[0]}.')
         self.noop_max = noop_max
 
     def reset(self, **kwargs):
@@ -35,7 +36,8 @@ class NoopReset(gym.Wrapper):
 
 # %% ../../nbs/05k_data.pixels.ipynb #617c5016
 class MaxAndSkip(gym.Wrapper):
-    "Repeat each action `skip` frames, sum their rewards, and observe the pixel-wise max of the last two frames (sprites that flicker stay visible)"
+    """Repeat each action `skip` frames, sum their rewards, and observe the pixel-wise max of the last two frames
+    (sprites that flicker stay visible)"""
     def __init__(self, env: gym.Env,                 # an env that steps one frame at a time
                  skip: int = 4):                     # frames per agent step
         super().__init__(env)
@@ -53,7 +55,8 @@ class MaxAndSkip(gym.Wrapper):
 
 # %% ../../nbs/05k_data.pixels.ipynb #3fb15bd4
 class EpisodicLife(gym.Wrapper):
-    "A lost life ends the episode (terminated); the reset after it is one no-op step, and only a lost game resets the emulator (DeepMind's DQN)"
+    """A lost life ends the episode (terminated); the reset after it is one no-op step, and only a lost game resets the
+    emulator (DeepMind's DQN)"""
     def __init__(self, env: gym.Env):                # an ALE env (it has `ale.lives()`)
         super().__init__(env)
         self.lives, self.game_over = 0, True
@@ -63,7 +66,8 @@ class EpisodicLife(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.game_over = terminated or truncated
         lives = self.unwrapped.ale.lives()
-        if 0 < lives < self.lives: terminated = True   # lives == 0 lingers for a few frames in some games: only the game's own end counts then
+        # lives == 0 lingers for a few frames in some games: only the game's own end counts then
+        if 0 < lives < self.lives: terminated = True
         self.lives = lives
         return obs, reward, terminated, truncated, info
 
@@ -82,7 +86,8 @@ class FireReset(gym.Wrapper):
     "After every reset, FIRE then action 2: games that wait for FIRE (Breakout) start playing"
     def __init__(self, env: gym.Env):                # an ALE env whose action 1 is FIRE
         super().__init__(env)
-        if env.unwrapped.get_action_meanings()[1:2] != ['FIRE']: raise ValueError(f'FireReset needs action 1 to be FIRE: {env.unwrapped.get_action_meanings()}.')
+        if env.unwrapped.get_action_meanings()[1:2] != ['FIRE']:
+            raise ValueError(f'FireReset needs action 1 to be FIRE: {env.unwrapped.get_action_meanings()}.')
 
     def reset(self, **kwargs):
         self.env.reset(**kwargs)
@@ -94,7 +99,8 @@ class FireReset(gym.Wrapper):
 
 # %% ../../nbs/05k_data.pixels.ipynb #6fe3eeb2
 class WarpFrame(gym.ObservationWrapper):
-    "RGB frames to `size`x`size` grey `uint8`: OpenCV's RGB-to-grey weights, then area resizing (the DQN code's and SB3's pixels)"
+    """RGB frames to `size`x`size` grey `uint8`: OpenCV's RGB-to-grey weights, then area resizing (the DQN code's and
+    SB3's pixels)"""
     def __init__(self, env: gym.Env,                 # an env with RGB frames `[H, W, 3]`
                  size: int = 84):                    # output height and width
         super().__init__(env)
@@ -109,7 +115,8 @@ class WarpFrame(gym.ObservationWrapper):
 
 # %% ../../nbs/05k_data.pixels.ipynb #6f7bc0b4
 class WholeGames(gym.Wrapper):
-    "Episodes that are whole games: a lost life plays on (the `EpisodicLife` reset: a no-op, then FIRE) instead of ending the episode; for evaluation"
+    """Episodes that are whole games: a lost life plays on (the `EpisodicLife` reset: a no-op, then FIRE) instead of
+    ending the episode; for evaluation"""
     def step(self,
              action):                                # the agent's action
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -119,8 +126,9 @@ class WholeGames(gym.Wrapper):
         return obs, reward, terminated, truncated, info
 
 # %% ../../nbs/05k_data.pixels.ipynb #0e4121e5
-def atari_env(env_id: str,                     # an ALE id: 'BreakoutNoFrameskip-v4' (the papers' and SB3's) or 'ALE/Breakout-v5' (sticky actions)
-              train: bool = True,              # True: lives as episodes, clipped rewards; False (evaluation): whole games, game scores
+def atari_env(env_id: str,                     # 'BreakoutNoFrameskip-v4' (as the papers) or 'ALE/Breakout-v5' (sticky)
+              # True: lives as episodes, clipped rewards; False (evaluation): whole games, game scores
+              train: bool = True,
               noop_max: int = 30,              # most no-ops at a reset
               skip: int = 4,                   # frames per agent step
               size: int = 84,                  # frame height and width
@@ -128,7 +136,8 @@ def atari_env(env_id: str,                     # an ALE id: 'BreakoutNoFrameskip
               **kwargs) -> gym.Env:            # passed to `gym.make`
     "An Atari game with the DQN/PPO preprocessing: observations `[stack, size, size]` uint8"
     register_envs('atari')
-    if gym.spec(env_id).kwargs.get('frameskip', 1) != 1: kwargs = dict(frameskip=1) | kwargs   # v5 ids skip 4 frames themselves: `MaxAndSkip` does it here
+    # v5 ids skip 4 frames themselves: `MaxAndSkip` does it here
+    if gym.spec(env_id).kwargs.get('frameskip', 1) != 1: kwargs = dict(frameskip=1) | kwargs
     env = gym.wrappers.RecordEpisodeStatistics(gym.make(env_id, **kwargs))   # whole games, raw scores: info['episode']
     env = EpisodicLife(MaxAndSkip(NoopReset(env, noop_max), skip))
     if 'FIRE' in env.unwrapped.get_action_meanings(): env = FireReset(env)
@@ -136,31 +145,39 @@ def atari_env(env_id: str,                     # an ALE id: 'BreakoutNoFrameskip
     if train: env = gym.wrappers.TransformReward(env, lambda r: float(np.sign(r)))
     env = gym.wrappers.FrameStackObservation(env, stack, padding_type='zero')
     env = env if train else WholeGames(env)
-    env.metadata = env.metadata | {'render_fps': 60 // skip}   # a video shows each agent step's frame: ALE's 60 frames a second, `skip` at a time
+    # a video shows each agent step's frame: ALE's 60 frames a second, `skip` at a time
+    env.metadata = env.metadata | {'render_fps': 60 // skip}
     return env
 
 # %% ../../nbs/05k_data.pixels.ipynb #e81850e9
 class ScaledRender(gym.Wrapper):
-    "A small grid's RGB frames made big enough to watch: each cell a `scale` x `scale` block of uint8 colour (MinAtar draws 10x10 floats)"
+    """A small grid's RGB frames made big enough to watch: each cell a `scale` x `scale` block of uint8 colour (MinAtar
+    draws 10x10 floats)"""
     def __init__(self,
                  env: gym.Env,                 # renders RGB floats in [0, 1] (`render_mode='rgb_array'`)
                  scale: int = 16,              # pixels per cell, each way
                  fps: int = 10):               # frames a second of a video of it
         super().__init__(env)
         self.scale, self.metadata = scale, env.metadata | {'render_fps': fps}
-    def render(self): return np.round(np.asarray(self.env.render()) * 255).astype(np.uint8).repeat(self.scale, 0).repeat(self.scale, 1)
+    def render(self):
+        frame = np.round(np.asarray(self.env.render()) * 255).astype(np.uint8)
+        return frame.repeat(self.scale, 0).repeat(self.scale, 1)
 
 # %% ../../nbs/05k_data.pixels.ipynb #a788a64a
 def minatar_env(env_id: str,                   # a MinAtar id: 'MinAtar/Breakout-v1'
-                train: bool = True,            # the same env either way (no lives, no clipping): for the signature `pixel_envs` calls
+                # the same env either way (no lives, no clipping): for the signature `pixel_envs` calls
+                train: bool = True,
                 **kwargs) -> gym.Env:          # passed to `gym.make`
     "A MinAtar game with observations `[C, 10, 10]` uint8 (0/1), channels first"
     register_envs('minatar')
-    shown = kwargs.get('render_mode') == 'rgb_array'   # MinAtar draws 10x10 floats: `ScaledRender` makes frames people can see (and gymnasium's checker would warn about the floats)
+    # MinAtar draws 10x10 floats: `ScaledRender` makes frames people can see (and gymnasium's checker would warn about
+    # the floats)
+    shown = kwargs.get('render_mode') == 'rgb_array'
     env = gym.make(env_id, **({'disable_env_checker': True} if shown else {}) | kwargs)
     if shown: env = ScaledRender(env)
     h, w, c = env.observation_space.shape
-    return gym.wrappers.TransformObservation(env, lambda o: np.ascontiguousarray(o.transpose(2, 0, 1), dtype=np.uint8), gym.spaces.Box(0, 1, (c, h, w), np.uint8))
+    return gym.wrappers.TransformObservation(env, lambda o: np.ascontiguousarray(o.transpose(2, 0, 1), dtype=np.uint8),
+                                             gym.spaces.Box(0, 1, (c, h, w), np.uint8))
 
 # %% ../../nbs/05k_data.pixels.ipynb #a6d9463a
 PREPROCESS = {'atari': atari_env, 'minatar': minatar_env}   # a config's `preprocess` names one of these
@@ -181,13 +198,15 @@ def pixel_envs(env_id: str,                    # a game of the family `preproces
 # %% ../../nbs/05k_data.pixels.ipynb #6c8b308d
 def single_env(preprocess: str | None = None         # the run's preprocessing: 'atari', 'minatar', or None
               ) -> Callable:
-    "How one env of a run is made for watching or acting: `PREPROCESS[preprocess]` for evaluation (`train=False`), or `gym.make`"
+    """How one env of a run is made for watching or acting: `PREPROCESS[preprocess]` for evaluation (`train=False`), or
+    `gym.make`"""
     return partial(PREPROCESS[preprocess], train=False) if preprocess else gym.make
 
 # %% ../../nbs/05k_data.pixels.ipynb #cff0ee50
 def env_family(env_id: str                       # a gymnasium id
               ) -> str | None:
-    "'atari' for an ALE game, 'minatar' for a MinAtar one, None for anything else (or an id no installed package registers)"
+    """'atari' for an ALE game, 'minatar' for a MinAtar one, None for anything else (or an id no installed package
+    registers)"""
     if env_id not in gym.registry: register_installed()   # its package may not be imported yet
     try: entry = str(gym.spec(env_id).entry_point)
     except gym.error.Error: return None

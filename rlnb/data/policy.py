@@ -1,4 +1,4 @@
-"""A trained agent as gymnasium's users call it: `predict(obs)` takes what an env returns (numpy, one observation or a batch, `Dict` ones too) and returns what `env.step` takes.
+"""A trained agent as gymnasium's users call it: `predict(obs)` takes what an env returns, returns an action.
 
 Docs: https://rlnb.github.io/rlnb/data.policy.html.md"""
 
@@ -21,7 +21,8 @@ __all__ = ['readable_batch', 'Policy', 'run_policy']
 
 # %% ../../nbs/05l_data.policy.ipynb #1499e625
 def _batched(space: gym.Space, obs) -> bool:
-    "Whether `obs` is a batch of observations of `space` rather than one: its first leaf has the leaf space's shape, or one dimension more"
+    """Whether `obs` is a batch of observations of `space` rather than one: its first leaf has the leaf space's shape,
+    or one dimension more"""
     while isinstance(space, (gym.spaces.Dict, gym.spaces.Tuple)):
         k = next(iter(space.spaces)) if isinstance(space, gym.spaces.Dict) else 0
         space, obs = space.spaces[k], obs[k]
@@ -37,7 +38,8 @@ def _batched(space: gym.Space, obs) -> bool:
 def readable_batch(space: gym.Space,                  # the env's observation space, as gymnasium makes the env
                    obs_B                              # a batch of its observations (numpy, or a tree of them)
                   ):
-    "The batch `obs_B` as the run's envs show it to the network: torch tensors, `Discrete` parts one-hot (as `observation_envs` makes them)"
+    """The batch `obs_B` as the run's envs show it to the network: torch tensors, `Discrete` parts one-hot (as
+    `observation_envs` makes them)"""
     obs_B = tree_map(np.asarray, obs_B)
     if needs_one_hot(space):
         rows = gym.vector.utils.iterate(gym.vector.utils.batch_space(space, len(first_leaf(obs_B))), obs_B)
@@ -46,14 +48,16 @@ def readable_batch(space: gym.Space,                  # the env's observation sp
 
 # %% ../../nbs/05l_data.policy.ipynb #b6cb3f40
 class Policy(GetAttr):
-    "An agent that acts on what a gymnasium env returns and returns what `env.step` takes (`predict`); everything else passes through to `agent`"
+    """An agent that acts on what a gymnasium env returns and returns what `env.step` takes (`predict`); everything else
+    passes through to `agent`"""
     _default = 'agent'
     def __init__(self,
                  agent,                               # an `Agent` or `RecurrentAgent` (what `load_agent` restores)
                  observation_space: gym.Space,        # the env's observation space, as gymnasium makes it
                  action_space: gym.Space):            # the env's action space (Dict and Tuple ones too)
         self.agent, self.observation_space, self.action_space = agent, observation_space, action_space
-        self.flat = FlatActionSpace(action_space) if isinstance(action_space, (gym.spaces.Dict, gym.spaces.Tuple)) else None
+        self.flat = (FlatActionSpace(action_space) if isinstance(action_space, (gym.spaces.Dict, gym.spaces.Tuple))
+                     else None)
 
     def __repr__(self): return f'Policy({type(self.agent).__name__}, {self.observation_space}, {self.action_space})'
 
@@ -69,12 +73,16 @@ def env_actions(self: Policy,
 # %% ../../nbs/05l_data.policy.ipynb #6881baf3
 @patch
 def predict(self: Policy,
-            obs,                                      # one observation as the env returned it, or a batch `[B, ...]` (numpy; a dict for Dict spaces)
-            state=None,                               # a recurrent agent's state after the last call (None: the initial state)
-            episode_start=None,                       # bool `[B]` (or one bool): where an episode begins at this observation (a recurrent state is reset there)
+            # one observation as the env returned it, or a batch `[B, ...]` (numpy; a dict for Dict spaces)
+            obs,
+            # a recurrent agent's state after the last call (None: the initial state)
+            state=None,
+            # bool `[B]` (or one bool): where an episode begins at this observation (a recurrent state is reset there)
+            episode_start=None,
             deterministic: bool = True                # the greedy action (False: sample from the policy)
            ) -> tuple:
-    "`(action, state)`: the action for `obs` in the env's own space (one action for one observation, a batch for a batch) and the recurrent state (None without one)"
+    """`(action, state)`: the action for `obs` in the env's own space (one action for one observation, a batch for a
+    batch) and the recurrent state (None without one)"""
     batched = _batched(self.observation_space, obs)
     obs_B = obs if batched else tree_map(lambda x: np.asarray(x)[None], obs)
     x = readable_batch(self.observation_space, obs_B)
@@ -88,9 +96,11 @@ def predict(self: Policy,
 # %% ../../nbs/05l_data.policy.ipynb #05214b4a
 def run_policy(agent,                                # the run's greedy agent
                env_id: str,                          # the env it was trained on (registered)
-               preprocess: str | None = None         # the run's preprocessing: 'atari', 'minatar' (`data.pixels`), or None
+               # the run's preprocessing: 'atari', 'minatar' (`data.pixels`), or None
+               preprocess: str | None = None
               ) -> Policy:
-    "`agent` as a `Policy` for `env_id`: the spaces of one env made as gymnasium makes it (through the run's pixel preprocessing, if any)"
+    """`agent` as a `Policy` for `env_id`: the spaces of one env made as gymnasium makes it (through the run's pixel
+    preprocessing, if any)"""
     env = single_env(preprocess)(env_id)
     try: return Policy(agent, env.observation_space, env.action_space)
     finally: env.close()

@@ -1,4 +1,4 @@
-"""Tasks that need memory: a wrapper that hides part of an observation, CartPole without its velocities registered as `CartPoleNoVel-v1`, and a wrapper that shows the agent its last action, its last reward and the step number.
+"""Tasks that need memory: hidden observations, `CartPoleNoVel-v1`, and the last action and reward shown.
 
 Docs: https://rlnb.github.io/rlnb/data.pomdp.html.md"""
 
@@ -45,7 +45,8 @@ def cartpole_no_velocity(**kwargs) -> gym.Env:
     return HideObservation(CartPoleEnv(**kwargs), hide=(1, 3))
 
 if 'CartPoleNoVel-v1' not in gym.registry:
-    gym.register('CartPoleNoVel-v1', entry_point='rlnb.data.pomdp:cartpole_no_velocity', max_episode_steps=500, reward_threshold=475.0)
+    gym.register('CartPoleNoVel-v1', entry_point='rlnb.data.pomdp:cartpole_no_velocity', max_episode_steps=500,
+                 reward_threshold=475.0)
 
 # %% ../../nbs/04b_data.pomdp.ipynb #9557d633
 EXTENDED_INPUTS = ('action', 'reward', 'step')   # what `ExtendedObs` can add
@@ -55,21 +56,27 @@ def extended_inputs(spec                              # 'action,reward', or a se
     "The inputs `spec` names, checked: some of `EXTENDED_INPUTS`, each once"
     parts = tuple(x.strip() for x in spec.split(',')) if isinstance(spec, str) else tuple(spec)
     if not parts or any(x not in EXTENDED_INPUTS for x in parts) or len(set(parts)) < len(parts):
-        raise ValueError(f"Extended observations name some of {', '.join(EXTENDED_INPUTS)}, each once (e.g. 'action,reward'), got {spec!r}.")
+        raise ValueError(f"Extended observations name some of {', '.join(EXTENDED_INPUTS)}, each once (e.g. "
+                         f"'action,reward'), got {spec!r}.")
     return parts
 
 class ExtendedObs(gym.Wrapper):
-    "The observation as a dict: `obs`, and any of `last_action` (one-hot if discrete), `last_reward`, `step` (steps since the episode began); zeros at an episode's first step"
+    """The observation as a dict: `obs`, and any of `last_action` (one-hot if discrete), `last_reward`, `step` (steps
+    since the episode began); zeros at an episode's first step"""
     def __init__(self,
                  env: gym.Env,                         # an env with a Discrete or Box action space
-                 inputs: Sequence[str] | str = ('action', 'reward')):   # any of 'action', 'reward', 'step' (or one comma-separated string)
+                 # any of 'action', 'reward', 'step' (or one comma-separated string)
+                 inputs: Sequence[str] | str = ('action', 'reward')):
         super().__init__(env)
         self.inputs = extended_inputs(inputs)
         a, f32 = env.action_space, np.float32
         if 'action' in self.inputs and not isinstance(a, (gym.spaces.Discrete, gym.spaces.Box)):
-            raise ValueError(f"ExtendedObs shows a Discrete or Box last action, and this env's actions are {a}: leave 'action' out.")
+            raise ValueError(f"ExtendedObs shows a Discrete or Box last action, and this env's actions are {a}: leave "
+                             "'action' out.")
         spaces = {'obs': env.observation_space}
-        if 'action' in self.inputs: spaces['last_action'] = gym.spaces.Box(0, 1, (int(a.n),), f32) if isinstance(a, gym.spaces.Discrete) else gym.spaces.Box(a.low, a.high, a.shape, f32)
+        if 'action' in self.inputs:
+            spaces['last_action'] = (gym.spaces.Box(0, 1, (int(a.n),), f32) if isinstance(a, gym.spaces.Discrete)
+                                     else gym.spaces.Box(a.low, a.high, a.shape, f32))
         if 'reward' in self.inputs: spaces['last_reward'] = gym.spaces.Box(-np.inf, np.inf, (1,), f32)
         if 'step' in self.inputs: spaces['step'] = gym.spaces.Box(0, np.inf, (1,), f32)
         self.observation_space, self.t = gym.spaces.Dict(spaces), 0

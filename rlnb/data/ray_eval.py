@@ -1,4 +1,4 @@
-"""Evaluation apart from training: a Ray actor plays the evaluation episodes on a snapshot of the weights while the learner trains on, and is restarted if it dies.
+"""Evaluation apart from training: a Ray actor plays episodes on a snapshot of the weights, restarted if it dies.
 
 Docs: https://rlnb.github.io/rlnb/data.ray_eval.html.md"""
 
@@ -18,7 +18,8 @@ __all__ = ['EvalRunner', 'RayEvalCallback']
 
 # %% ../../nbs/05j_data.ray_eval.ipynb #e0e6c5b2
 class EvalRunner:
-    "What the evaluator's Ray actor runs: its own evaluation envs and a copy of the agent, given the weights of each snapshot"
+    """What the evaluator's Ray actor runs: its own evaluation envs and a copy of the agent, given the weights of each
+    snapshot"""
     def __init__(self,
                  make_envs: Callable,                  # () -> the evaluation envs
                  agent,                                # acts deterministically (its model receives each snapshot)
@@ -42,15 +43,18 @@ class EvalRunner:
 
 # %% ../../nbs/05j_data.ray_eval.ipynb #a96e73b0
 class RayEvalCallback(EvalCallback):
-    "An `EvalCallback` whose episodes run in a Ray actor on a snapshot of the weights while training goes on; results are logged at their snapshot's env step"
+    """An `EvalCallback` whose episodes run in a Ray actor on a snapshot of the weights while training goes on; results
+    are logged at their snapshot's env step"""
     def __init__(self, make_envs: Callable,          # () -> the evaluation envs, built in the actor
                  agent,                              # acts deterministically (a copy goes to the actor)
                  period: int,                        # env steps between evaluations
                  n_episodes: int = 20,               # episodes per evaluation
-                 threshold: float | None = None,     # record `solved_at`, the first env step whose mean return reached it
+                 # record `solved_at`, the first env step whose mean return reached it
+                 threshold: float | None = None,
                  seed: int = 10_000,                 # seed of the evaluation envs' resets, the same at every evaluation
                  timeout: float = 10.,               # seconds an async env worker may take to answer
-                 max_restarts: int = 2):             # times Ray restarts the evaluation actor if it dies (its evaluation runs again)
+                 # times Ray restarts the evaluation actor if it dies (its evaluation runs again)
+                 max_restarts: int = 2):
         super().__init__(None, agent, period, n_episodes, threshold, seed, timeout)
         self.make_envs, self.actor, self.own_ray, self.pending, self.best_snap = make_envs, None, False, {}, None
         self.max_restarts, self.restarts = max_restarts, 0
@@ -60,7 +64,8 @@ class RayEvalCallback(EvalCallback):
         ray = import_ray()
         if self.actor is None:
             self.own_ray = init_ray(1)
-            self.actor = ray.remote(EvalRunner).options(num_cpus=0, max_restarts=self.max_restarts).remote(self.make_envs, self.eval_agent, in_actor=True)
+            actor = ray.remote(EvalRunner).options(num_cpus=0, max_restarts=self.max_restarts)
+            self.actor = actor.remote(self.make_envs, self.eval_agent, in_actor=True)
         snap = {k: v.detach().cpu().clone() for k, v in self.eval_agent.model.state_dict().items()}
         ref = self.actor.evaluate.remote([put_weights(snap)], self.n_episodes, self.seed, self.timeout)
         self.pending[ref] = (env_step, snap, time.perf_counter())
@@ -77,10 +82,13 @@ def _drain(self: RayEvalCallback, wait: bool):
         except ray.exceptions.RayActorError as e: res = self._again(snap, e)
         self.wall += time.perf_counter() - t0
         self.record(res, step)
-        if self.best_snap is None or res.mean > self.best_snap[1]: self.best_snap = (step, res.mean, snap)   # what best.pt must hold
+        # what best.pt must hold
+        if self.best_snap is None or res.mean > self.best_snap[1]: self.best_snap = (step, res.mean, snap)
 
 @patch
-def after_batch(self: RayEvalCallback): self._drain(wait=False)   # then, at its cycle's end (`EvalCallback.end_cycle`), a due evaluation is started (`_due`), not awaited
+def after_batch(self: RayEvalCallback):
+    # then, at its cycle's end (`EvalCallback.end_cycle`), a due evaluation is started (`_due`), not awaited
+    self._drain(wait=False)
 
 @patch
 def evaluate(self: RayEvalCallback,
@@ -93,13 +101,15 @@ def evaluate(self: RayEvalCallback,
 def final(self: RayEvalCallback,
           env_step: int                            # the run's last env step
          ) -> EvalResult:
-    "The evaluation of the run's last weights at `env_step`, once the evaluations under way are logged (one of them may be at that step)"
+    """The evaluation of the run's last weights at `env_step`, once the evaluations under way are logged (one of them
+    may be at that step)"""
     self._drain(wait=True); return EvalCallback.final(self, env_step)
 
 # %% ../../nbs/05j_data.ray_eval.ipynb #3446f152
 @patch
 def _again(self: RayEvalCallback, snap: dict, err: Exception) -> EvalResult:
-    "Evaluate `snap` again on the evaluation actor that Ray restarts after its death (calls fail until it is back); a `RunnerError` past `max_restarts`"
+    """Evaluate `snap` again on the evaluation actor that Ray restarts after its death (calls fail until it is back); a
+    `RunnerError` past `max_restarts`"""
     ray = import_ray(); self.restarts += 1
     if self.restarts > self.max_restarts:
         raise RunnerError(f'The evaluation runner died {self.restarts} times, more than '
@@ -108,7 +118,9 @@ def _again(self: RayEvalCallback, snap: dict, err: Exception) -> EvalResult:
                   'the evaluation runs again.')
     deadline = time.monotonic() + 60.
     while True:
-        try: return ray.get(self.actor.evaluate.remote([put_weights(snap)], self.n_episodes, self.seed, self.timeout), timeout=max(1., deadline - time.monotonic()))
+        try:
+            return ray.get(self.actor.evaluate.remote([put_weights(snap)], self.n_episodes, self.seed, self.timeout),
+                           timeout=max(1., deadline - time.monotonic()))
         except ray.exceptions.RayActorError as e:
             if time.monotonic() > deadline: raise RunnerError('The evaluation runner did not come back within 60 s of '
                                                               'its restart.') from e
@@ -122,7 +134,8 @@ def after_fit(self: RayEvalCallback): self._drain(wait=True)   # every evaluatio
 
 @patch
 def state_dict(self: RayEvalCallback) -> dict:
-    if self.pending and self.learn is not None: self._drain(wait=True)   # a checkpoint holds every evaluation started before it
+    # a checkpoint holds every evaluation started before it
+    if self.pending and self.learn is not None: self._drain(wait=True)
     return EvalCallback.state_dict(self)
 
 # %% ../../nbs/05j_data.ray_eval.ipynb #7fb53310
@@ -130,7 +143,8 @@ def state_dict(self: RayEvalCallback) -> dict:
 @contextlib.contextmanager
 def evaluated_weights(self: RayEvalCallback,
                       env_step: int):                 # the env step of an evaluation
-    "The weights evaluated at `env_step`, in the model while the block runs, if that evaluation is the best so far (what `BestCheckpointCallback` saves); else the model as it is"
+    """The weights evaluated at `env_step`, in the model while the block runs, if that evaluation is the best so far
+    (what `BestCheckpointCallback` saves); else the model as it is"""
     model = self.eval_agent.model
     if self.best_snap is None or self.best_snap[0] != env_step: yield; return
     now = {k: v.clone() for k, v in model.state_dict().items()}

@@ -1,4 +1,4 @@
-"""Collectors for agents with memory: one recurrent state per env, reset where an episode starts, and each rollout stored with the state it started from.
+"""Collectors for agents with memory: one state per env, reset at episode starts, stored with each rollout.
 
 Docs: https://rlnb.github.io/rlnb/data.recurrent.html.md"""
 
@@ -17,14 +17,16 @@ __all__ = ['RecurrentRolloutCollector']
 
 # %% ../../nbs/05e_data.recurrent.ipynb #13d2edcb
 class RecurrentRolloutCollector(RolloutCollector):
-    "A `RolloutCollector` for a `RecurrentAgent`: one state per env, reset where an episode starts; each `Rollout` holds the state it started from"
+    """A `RolloutCollector` for a `RecurrentAgent`: one state per env, reset where an episode starts; each `Rollout`
+    holds the state it started from"""
     recurrent = True
     def _act(self) -> tuple:
         a, info, self.state = self.agent.act(self.obs, self.state, torch.from_numpy(self.ep_len == 0))
         return a, info
 
     def next(self) -> Rollout:
-        state = self.state   # before the first step's resets: a learner re-running the rollout applies them from `episode_start`
+        # before the first step's resets: a learner re-running the rollout applies them from `episode_start`
+        state = self.state
         return RolloutCollector.next(self)._replace(state=state)
 
 # %% ../../nbs/05e_data.recurrent.ipynb #2c92a079
@@ -32,7 +34,8 @@ class RecurrentRolloutCollector(RolloutCollector):
 def reset(self: RecurrentRolloutCollector, initial_state: dict | None = None):
     Collector.reset(self, initial_state)
     st = initial_state or {}
-    self.state = st['state'] if st.get('envs') is not None else self.agent.initial_state(self.n_envs)   # new episodes: the initial state
+    # new episodes: the initial state
+    self.state = st['state'] if st.get('envs') is not None else self.agent.initial_state(self.n_envs)
 
 @patch
 def get_state(self: RecurrentRolloutCollector) -> dict: return Collector.get_state(self) | {'state': self.state}

@@ -1,4 +1,4 @@
-"""`RolloutCollector`: fragments of T steps of all N envs with the agent's outputs and the bootstrap observation, for on-policy algorithms, screened for NaN and inf.
+"""`RolloutCollector`: fragments of T steps of N envs with the agent's outputs, for on-policy algorithms.
 
 Docs: https://rlnb.github.io/rlnb/data.rollout.html.md"""
 
@@ -30,10 +30,14 @@ class Rollout(NamedTuple):
     episode_start: torch.Tensor # [T, N] bool: first step of an episode
     extra: dict                 # the agent's [T, N, ...] outputs: logp, value, ...
     next_obs: Any               # [N, O...]: the observation after the last step
-    state: Any = None           # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
+    # [N, ...]: a recurrent agent's state before the first step (None for feed-forward agents)
+    state: Any = None
     version: int | None = None  # the policy version that acted (a `RayCollector`'s rollouts); None in one process
-    info: dict | None = None    # {key: float32 [T, N, ...]}: the env info named in the collector's `info_keys` (NaN where unset); None: none asked
-    runner: int | None = None   # the Ray runner that collected it alone (a `RayCollector`'s asynchronous rollouts); None: one collector's envs, or every runner's
+    # {key: float32 [T, N, ...]}: the env info named in the collector's `info_keys` (NaN where unset); None: none asked
+    info: dict | None = None
+    # the Ray runner that collected it alone (a `RayCollector`'s asynchronous rollouts); None: one collector's envs, or
+    # every runner's
+    runner: int | None = None
 
 # %% ../../nbs/05a_data.rollout.ipynb #bb867b84
 class RolloutCollector(Collector):
@@ -45,7 +49,8 @@ class RolloutCollector(Collector):
                  seed: int = 0,                        # env i resets with seed + i
                  cbs=(),                               # callbacks of the collector itself
                  timeout: float = 10.0,                # seconds an async worker may take to answer
-                 info_keys=()):                        # env info keys kept per row in `Rollout.info`, e.g. `['is_success']`
+                 # env info keys kept per row in `Rollout.info`, e.g. `['is_success']`
+                 info_keys=()):
         if n_steps < 1: raise ValueError(f'n_steps must be at least 1, got {n_steps}.')
         self.n_steps = n_steps
         super().__init__(envs, agent, seed=seed, cbs=cbs, timeout=timeout, info_keys=info_keys)
@@ -57,12 +62,17 @@ def _act(self: RolloutCollector) -> tuple:
 
 # %% ../../nbs/05a_data.rollout.ipynb #be61b124
 def _screen_rollout(r: Rollout, count_T: np.ndarray):
-    "A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards (nothing downstream sees it)"
-    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N, ...]: row t arrived with the step before it
+    """A `ValueError` naming the field, env and env step of the first NaN or inf in a rollout's observations or rewards
+    (nothing downstream sees it)"""
+    # [T + 1, N, ...]: row t arrived with the step before it
+    obs_TN = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)
     leaves = tree_leaves(obs_TN)
-    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i, x in enumerate(leaves)]
+    fields = [('reward', r.reward, 1)] + [('obs' if len(leaves) == 1 else f'obs (leaf {i})', x, 0) for i,
+                                          x in enumerate(leaves)]
     for name, x, shift in fields:
-        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2 else torch.isfinite(x)).all(): continue
+        if not x.is_floating_point() or (ok := torch.isfinite(x).flatten(2).all(2) if x.dim() > 2
+                                         else torch.isfinite(x)).all():
+            continue
         t, n = (int(i) for i in (~ok).nonzero()[0])
         raise ValueError(f"Non-finite value in field '{name}' of env {n} at env step {int(count_T[t + shift])}: "
                          "the rollout was dropped before any update or statistic used it. Fix the environment or its "
@@ -70,22 +80,27 @@ def _screen_rollout(r: Rollout, count_T: np.ndarray):
 
 # %% ../../nbs/05a_data.rollout.ipynb #4dca68f6
 class HostFeed:
-    "Host arrays (or trees of them) to `device` through two reusable host buffers per leaf, used in turn: pinned where CUDA is, so the copy does not make the host wait"
+    """Host arrays (or trees of them) to `device` through two reusable host buffers per leaf, used in turn: pinned where
+    CUDA is, so the copy does not make the host wait"""
     def __init__(self,
                  device,                               # where the copies go
                  pin: bool | None = None):             # page-locked buffers (None: where CUDA is available)
-        self.device, self.pin, self.bufs, self.turn = torch.device(device), torch.cuda.is_available() if pin is None else pin, {}, 0
+        self.device, self.pin = torch.device(device), torch.cuda.is_available() if pin is None else pin
+        self.bufs, self.turn = {}, 0
 
     def __call__(self, tree):
-        "`tree` (numpy arrays or tensors) on `device`: copied into this turn's buffers, then to the device without waiting"
+        """`tree` (numpy arrays or tensors) on `device`: copied into this turn's buffers, then to the device without
+        waiting"""
         self.turn, leaf = 1 - self.turn, itertools.count()
         return tree_map(lambda x: self._put(x, (next(leaf), self.turn)), tree)
 
     def _put(self, x, key):
         x = np.asarray(x); b = self.bufs.get(key)
         if b is None or tuple(b.shape) != x.shape or b.numpy().dtype != x.dtype:
-            b = self.bufs[key] = torch.empty(x.shape, dtype=torch.from_numpy(x.reshape(-1)[:0]).dtype, pin_memory=self.pin)
-        np.copyto(b.numpy(), x)   # numpy's copy, one thread: torch's wakes its thread pool, which spins beside the envs' threads
+            b = self.bufs[key] = torch.empty(x.shape, dtype=torch.from_numpy(x.reshape(-1)[:0]).dtype,
+                                             pin_memory=self.pin)
+        # numpy's copy, one thread: torch's wakes its thread pool, which spins beside the envs' threads
+        np.copyto(b.numpy(), x)
         return b.to(self.device, non_blocking=True)
 
 # %% ../../nbs/05a_data.rollout.ipynb #501239d3
@@ -101,27 +116,33 @@ def _feed(self: RolloutCollector) -> HostFeed | None:
 # %% ../../nbs/05a_data.rollout.ipynb #505e7f5f
 @patch
 def next(self: RolloutCollector) -> Rollout:
-    "The next T steps of all N envs; with an agent on an accelerator, the observations and the agent's outputs stay on its device"
+    """The next T steps of all N envs; with an agent on an accelerator, the observations and the agent's outputs stay on
+    its device"""
     T, N = self.n_steps, self.n_envs
     reward_TN, valid_TN = np.zeros((T, N), np.float32), np.ones((T, N), bool)
     terminated_TN, truncated_TN, start_TN = np.zeros((T, N), bool), np.zeros((T, N), bool), np.zeros((T, N), bool)
-    obs, act, extra, env_info, count_T = [], [], [], [], np.zeros(T + 1, np.int64)   # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
+    # count_T[t]: the env step count before step t, i.e. when row t's observation arrived
+    obs, act, extra, env_info, count_T = [], [], [], [], np.zeros(T + 1, np.int64)
     count_T[0], feed = self.env_step, self._feed()
     if feed is not None: self.obs = tree_to(self.obs, feed.device)   # after a reset they are on the host
     for t in range(T):
         self('before_act'); a, info = self._act(); self('after_act')
         a = a.cpu()   # the step's one read from a device: the envs need the actions
-        start_TN[t] = self.ep_len == 0   # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
+        # no step taken yet in this episode (an auto-reset row follows a step: its length is not 0)
+        start_TN[t] = self.ep_len == 0
         e = self._env_step(a.numpy())
         obs.append(self.obs); act.append(a)
         extra.append({k: v.detach() for k, v in info.items() if isinstance(v, torch.Tensor) and v.shape[:1] == (N,)})
         reward_TN[t], terminated_TN[t], truncated_TN[t] = e.reward, e.terminated, e.truncated
         if e.valid is not None: valid_TN[t] = e.valid
-        if self.info_keys: env_info.append(info_rows(self.last_info, self.info_keys, N))   # every row: the auto-reset row's is the reset's info
+        # every row: the auto-reset row's is the reset's info
+        if self.info_keys: env_info.append(info_rows(self.last_info, self.info_keys, N))
         self.obs_np, self.obs = e.next_obs, to_tensor(e.next_obs) if feed is None else feed(e.next_obs)
         count_T[t + 1] = self.env_step
-    keys = [k for k in extra[0] if all(k in e for e in extra[1:])]   # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
-    r = Rollout(tree_stack(obs), torch.stack(act), *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
+    # what the agent reported at every step (ε-greedy skips the Q-values when every row explores)
+    keys = [k for k in extra[0] if all(k in e for e in extra[1:])]
+    r = Rollout(tree_stack(obs), torch.stack(act),
+                *to_tensor((reward_TN, terminated_TN, truncated_TN, valid_TN, start_TN)),
                 tree_stack([{k: e[k] for k in keys} for e in extra]), next_obs=self.obs,
                 info=tree_stack(env_info) if self.info_keys else None)
     _screen_rollout(r, count_T)

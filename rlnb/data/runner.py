@@ -1,4 +1,4 @@
-"""What a Ray actor runs for a `RayCollector` (`data.fleet`): an ordinary rlnb collector that a function `make(index)` builds, acting with its own copy of the policy and collecting fragments on request; Ray started once, weights through the object store, faults named.
+"""What a Ray actor runs for a `RayCollector`: an ordinary collector, its own policy copy, faults named.
 
 Docs: https://rlnb.github.io/rlnb/data.runner.html.md"""
 
@@ -29,20 +29,24 @@ def import_ray():
 # %% ../../nbs/05f_data.runner.ipynb #5e4ffdbf
 def init_ray(n_actors: int                      # actors that need a CPU each: a local instance gets at least this many
             ) -> bool:
-    "Start Ray unless it is running: a new local instance with CPUs for at least `n_actors` (never another process's, which `ray.init()` would join), or a connection to the cluster `RAY_ADDRESS` names; whether it was started here"
+    """Start Ray unless it is running: a new local instance with CPUs for at least `n_actors` (never another process's,
+    which `ray.init()` would join), or a connection to the cluster `RAY_ADDRESS` names; whether it was started here"""
     ray = import_ray()
     if ray.is_initialized(): return False
     local = not os.environ.get('RAY_ADDRESS')
     if local: logging.getLogger('ray._private.authentication.authentication_token_setup').addFilter(_not_token_notice)
-    ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors), _system_config=_RAY_CONFIG) if local else {}),
-             include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
+    ray.init(**(dict(address='local', num_cpus=max(os.cpu_count() or 1, n_actors), _system_config=_RAY_CONFIG) if local
+                else {}), include_dashboard=False, logging_level='warning', configure_logging=True, log_to_driver=True)
     return True
 
 def _not_token_notice(record) -> bool:
-    "A logging filter: drop Ray's notice that a new local cluster has token authentication on (the default, and what rlnb wants), keep the rest"
+    """A logging filter: drop Ray's notice that a new local cluster has token authentication on (the default, and what
+    rlnb wants), keep the rest"""
     return not record.getMessage().startswith('Token authentication is enabled for this Ray cluster')
 
-_RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)   # a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its restarts
+# a runner's constructor (its collector's maker, with the agent's weights) travels inline, kept with the actor for its
+# restarts
+_RAY_CONFIG = dict(max_direct_call_object_size=16 * 2**20)
 
 # %% ../../nbs/05f_data.runner.ipynb #31a80fdf
 class RunnerError(RuntimeError):
@@ -65,11 +69,13 @@ def from_store(item):                            # an item of numpy arrays, as t
     return tree_map(lambda a: torch.from_numpy(np.array(a)), item)
 
 def put_weights(sd: dict                       # a state dict
-               ): return import_ray().put(to_store({k: v.detach().cpu() for k, v in sd.items()}))   # a state dict into the object store, once
+               # a state dict into the object store, once
+               ): return import_ray().put(to_store({k: v.detach().cpu() for k, v in sd.items()}))
 
 def load_weights(model,                          # the network to load into
                  weights: list):                # `[state dict]` or `[its object-store reference]`
-    "Load `weights[0]` into `model`: a state dict of arrays, or its object-store reference (in a list, so that Ray does not fetch it unasked)"
+    """Load `weights[0]` into `model`: a state dict of arrays, or its object-store reference (in a list, so that Ray
+    does not fetch it unasked)"""
     sd = weights[0] if isinstance(weights[0], dict) else import_ray().get(weights[0])
     model.load_state_dict(from_store(sd))
 
@@ -79,20 +85,24 @@ def task_error(e):                               # an exception from `ray.get`
 
 # %% ../../nbs/05f_data.runner.ipynb #282917d2
 class RunnerRestarted(RuntimeError):
-    "A runner asked to collect or for its state before any reset: Ray restarted its process unasked, and its envs are new"
+    """A runner asked to collect or for its state before any reset: Ray restarted its process unasked, and its envs are
+    new"""
 
 # %% ../../nbs/05f_data.runner.ipynb #c8f56fd8
 class Runner:
-    "What a Ray actor runs: the collector that `make(index)` builds, acting with its own copy of the policy, collecting fragments on request"
+    """What a Ray actor runs: the collector that `make(index)` builds, acting with its own copy of the policy,
+    collecting fragments on request"""
     def __init__(self,
                  make: Callable,                       # `make(index)` -> a collector, or a node over one
                  index: int,                           # this runner's place in the fleet
-                 in_actor: bool = False):              # running in a Ray actor: ignore Ctrl-C (the learner's process handles it and closes the fleet)
+                 # running in a Ray actor: ignore Ctrl-C (the learner's process handles it and closes the fleet)
+                 in_actor: bool = False):
         if in_actor: signal.signal(signal.SIGINT, signal.SIG_IGN)
         torch.set_num_threads(1)
         self.index, self.node = index, make(index)
         self.col = source_collector(self.node)
-        self.tape, self.version, self.ready = _EpisodeTape(), -1, False   # ready: reset by the fleet (a process Ray restarted is not)
+        # ready: reset by the fleet (a process Ray restarted is not)
+        self.tape, self.version, self.ready = _EpisodeTape(), -1, False
         self.col.add_cbs(self.tape)
 
     def where(self) -> dict:
@@ -123,7 +133,8 @@ def acting_model(self: Collector) -> torch.nn.Module:
 
 @patch
 def explorers(self: Collector) -> list:
-    "The selectors whose exploration follows a clock (`env_step`, an ε schedule's): a fleet keeps each one's count across its runners"
+    """The selectors whose exploration follows a clock (`env_step`, an ε schedule's): a fleet keeps each one's count
+    across its runners"""
     sel = getattr(self.agent, 'selector', None)
     return [sel] if hasattr(sel, 'env_step') else []
 
@@ -139,15 +150,22 @@ def _pack(items: list):
 @patch
 def collect(self: Runner,
              version: int,                             # the policy version of `weights`
-             weights: list,                            # `[ref]`: the object-store reference of the state dict (in a list, so Ray does not fetch it unasked)
-             draws: list | None,                       # the fleet's count of exploration draws per explorer (their ε schedules' clocks), or None: the runner's own
-             steps: int):                              # env steps to collect at least (a rollout collector: 1, one rollout)
-    "Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with the episodes that ended, the rows stepped (auto-resets too), the draws made and the seconds it took"
+             # `[ref]`: the object-store reference of the state dict (in a list, so Ray does not fetch it unasked)
+             weights: list,
+             # the fleet's count of exploration draws per explorer (their ε schedules' clocks), or None: the runner's
+             # own
+             draws: list | None,
+             # env steps to collect at least (a rollout collector: 1, one rollout)
+             steps: int):
+    """Load the weights if they are newer, collect items until `steps` env steps are taken, and return them packed, with
+    the episodes that ended, the rows stepped (auto-resets too), the draws made and the seconds it took"""
     self._check_ready()
     if version != self.version: load_weights(self.col.acting_model(), weights); self.version = version
     sels = self.col.explorers()
     for s, d in zip(sels, draws or ()): s.env_step = d
     d0, e0, v0, t0, items = [s.env_step for s in sels], self.col.env_step, self.col.vector_step, time.perf_counter(), []
     while not items or self.col.env_step - e0 < steps: items.append(next(self.node))
-    return dict(runner=self.index, version=version, item=to_store(_pack(items)), env_steps=self.col.env_step - e0, rows=(self.col.vector_step - v0) * self.col.n_envs,
-                draws=[s.env_step - d for s, d in zip(sels, d0)], episodes=self.tape.take(), busy_s=time.perf_counter() - t0)
+    return dict(runner=self.index, version=version, item=to_store(_pack(items)), env_steps=self.col.env_step - e0,
+                rows=(self.col.vector_step - v0) * self.col.n_envs,
+                draws=[s.env_step - d for s, d in zip(sels, d0)], episodes=self.tape.take(),
+                busy_s=time.perf_counter() - t0)

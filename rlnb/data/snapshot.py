@@ -1,4 +1,4 @@
-"""The state of classic-control vector environments as plain data, so a checkpoint can hold it and a resumed run steps on exactly where the saved one was.
+"""The state of classic-control vector envs as plain data, so a resumed run steps on where the saved one was.
 
 Docs: https://rlnb.github.io/rlnb/data.snapshot.html.md"""
 
@@ -16,11 +16,15 @@ __all__ = ['env_snapshot', 'restore_env_snapshot']
 
 # %% ../../nbs/04c_data.snapshot.ipynb #538e94a9
 _CLASSIC = 'gymnasium.envs.classic_control'
-_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker, HideObservation)   # their state is numbers, flags and arrays
-_ATARI_WRAPPERS = (gym.wrappers.RecordEpisodeStatistics, gym.wrappers.TransformReward, gym.wrappers.FrameStackObservation)   # and `rlnb.data.pixels`' own
+# their state is numbers, flags and arrays
+_PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker, HideObservation)
+# and `rlnb.data.pixels`' own
+_ATARI_WRAPPERS = (gym.wrappers.RecordEpisodeStatistics, gym.wrappers.TransformReward,
+                   gym.wrappers.FrameStackObservation)
 
 def _plain_state(obj) -> dict:
-    "The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators (as their state)"
+    """The attributes of `obj` that are plain data: arrays (as tensors), numbers, strings, None, and numpy generators
+    (as their state)"""
     snap = {}
     for k, v in vars(obj).items():
         if isinstance(v, np.ndarray): snap[k] = torch.from_numpy(v.copy())
@@ -36,12 +40,15 @@ def _restore(obj, snap: dict):
         else: setattr(obj, k, v)
 
 # %% ../../nbs/04c_data.snapshot.ipynb #3abd6fdb
-def _ale_state(env) -> torch.Tensor: return torch.frombuffer(bytearray(env.ale.cloneState(include_rng=True).serialize()), dtype=torch.uint8)
+def _ale_state(env) -> torch.Tensor:
+    return torch.frombuffer(bytearray(env.ale.cloneState(include_rng=True).serialize()), dtype=torch.uint8)
 def _set_ale_state(env, t): env.ale.restoreState(type(env.ale.cloneState())(t.numpy().tobytes()))
 def _set_queue(env, t): env.obs_queue.clear(); env.obs_queue.extend(t.numpy().copy())
 
-_EXTRA = {'__ale__': (lambda x: type(x).__module__.startswith('ale_py') and _ale_state(x), _set_ale_state),   # key: (the state of a layer or False, put it back)
-          '__queue__': (lambda x: isinstance(x, gym.wrappers.FrameStackObservation) and torch.from_numpy(np.stack(x.obs_queue)), _set_queue)}
+# key: (the state of a layer or False, put it back)
+_EXTRA = {'__ale__': (lambda x: type(x).__module__.startswith('ale_py') and _ale_state(x), _set_ale_state),
+          '__queue__': (lambda x: isinstance(x, gym.wrappers.FrameStackObservation)
+                        and torch.from_numpy(np.stack(x.obs_queue)), _set_queue)}
 
 def _layer_state(x) -> dict:
     "`_plain_state(x)`, with an emulator's or a frame stack's state too"
@@ -55,14 +62,17 @@ def _layers(env) -> list:
     return out
 
 def _known(layers: list) -> bool:
-    "Whether a snapshot takes the whole state of an env's layers: classic control under plain wrappers, or an Atari game under the preprocessing's wrappers"
+    """Whether a snapshot takes the whole state of an env's layers: classic control under plain wrappers, or an Atari
+    game under the preprocessing's wrappers"""
     inner, wrappers = type(layers[-1]).__module__, [type(w) for w in layers[:-1]]
     if inner.startswith(_CLASSIC): return all(w in _PLAIN_WRAPPERS for w in wrappers)
-    return inner.startswith('ale_py') and all(w in _PLAIN_WRAPPERS + _ATARI_WRAPPERS or w.__module__ == 'rlnb.data.pixels' for w in wrappers)
+    return inner.startswith('ale_py') and all(w in _PLAIN_WRAPPERS + _ATARI_WRAPPERS
+                                              or w.__module__ == 'rlnb.data.pixels' for w in wrappers)
 
 def env_snapshot(envs                                  # a vector env
                 ) -> dict | None:
-    "The state of a classic-control or Atari vector env (a classic env's own vector version, or a SyncVectorEnv) as plain data, or None if it cannot be taken safely"
+    """The state of a classic-control or Atari vector env (a classic env's own vector version, or a SyncVectorEnv) as
+    plain data, or None if it cannot be taken safely"""
     if type(envs).__module__.startswith(_CLASSIC): return {'vector': _plain_state(envs), 'envs': []}
     if type(envs) is not gym.vector.SyncVectorEnv: return None
     layers = [_layers(e) for e in envs.envs]

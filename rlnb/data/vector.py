@@ -1,4 +1,4 @@
-"""Training envs for Atari games stepped by C++ threads (ale-py's `AtariVectorEnv`, or EnvPool) instead of Python wrappers in worker processes: the same preprocessing, lives as episodes, clipped rewards and whole-game scores as `data.pixels`, at several times the speed.
+"""Atari training envs stepped by C++ threads (ale-py or EnvPool) with the preprocessing of `data.pixels`.
 
 Docs: https://rlnb.github.io/rlnb/data.vector.html.md"""
 
@@ -23,50 +23,65 @@ VECTORS = ('gymnasium', 'ale', 'envpool')   # how a run's training envs step: a 
 
 def atari_settings(env_id: str                   # an ALE id: 'BreakoutNoFrameskip-v4', 'ALE/Breakout-v5'
                   ) -> dict:
-    "What a C++ backend needs to play `env_id` as its gymnasium id plays: the game, sticky actions, the action set, frames per game, the FIRE action"
+    """What a C++ backend needs to play `env_id` as its gymnasium id plays: the game, sticky actions, the action set,
+    frames per game, the FIRE action"""
     register_envs('atari')
     kw = gym.spec(env_id).kwargs
     env = gym.make(env_id)   # its action meanings: a game that waits for FIRE starts with it
     fire = env.unwrapped.get_action_meanings()[1:2] == ['FIRE']
     env.close()
-    return dict(game=kw['game'], sticky=float(kw.get('repeat_action_probability', 0.)), full_action_space=bool(kw.get('full_action_space', False)),
-                max_frames=int(kw.get('max_num_frames_per_episode') or gym.spec(env_id).max_episode_steps or 108_000), fire=fire)
+    return dict(game=kw['game'], sticky=float(kw.get('repeat_action_probability', 0.)),
+                full_action_space=bool(kw.get('full_action_space', False)),
+                max_frames=int(kw.get('max_num_frames_per_episode') or gym.spec(env_id).max_episode_steps or 108_000),
+                fire=fire)
 
 # %% ../../nbs/05m_data.vector.ipynb #e925a158
 def cpp_atari(env_id: str,                       # an ALE id
               n_envs: int,                       # games side by side
               backend: str,                      # 'ale' (ale-py's AtariVectorEnv) or 'envpool'
-              seed: int = 0,                     # EnvPool's seed (fixed when its pool is made); ale-py's is given at reset
+              # EnvPool's seed (fixed when its pool is made); ale-py's is given at reset
+              seed: int = 0,
               threads: int | None = None         # C++ threads (None: one per env, up to the cores)
              ) -> gym.vector.VectorEnv:
-    "A C++ vector env of `n_envs` games of `env_id`: 30 no-ops at most, 4 frames a step max-pooled, FIRE at a game's start, 84x84 grey, 4 frames stacked; whole games, raw rewards"
+    """A C++ vector env of `n_envs` games of `env_id`: 30 no-ops at most, 4 frames a step max-pooled, FIRE at a game's
+    start, 84x84 grey, 4 frames stacked; whole games, raw rewards"""
     s, threads = atari_settings(env_id), threads or min(n_envs, os.cpu_count() or 1)
     if backend == 'ale':
         from ale_py.vector_env import AtariVectorEnv
-        return AtariVectorEnv(s['game'], n_envs, num_threads=threads, repeat_action_probability=s['sticky'], full_action_space=s['full_action_space'],
-                              max_num_frames_per_episode=s['max_frames'], noop_max=30, episodic_life=False, reward_clipping=False, use_fire_reset=True)
+        return AtariVectorEnv(s['game'], n_envs, num_threads=threads, repeat_action_probability=s['sticky'],
+                              full_action_space=s['full_action_space'],
+                              max_num_frames_per_episode=s['max_frames'], noop_max=30, episodic_life=False,
+                              reward_clipping=False, use_fire_reset=True)
     if backend != 'envpool': raise ValueError(f"backend must be 'ale' or 'envpool', got {backend!r}.")
     try: import envpool
     except ImportError as e: raise EnvError(f'vector=envpool needs the envpool extra: pip install "rlnb[envpool]" '
                                             f'(Linux x86-64), or use vector=ale ({e}).') from e
     task = ''.join(w.capitalize() for w in s['game'].split('_')) + '-v5'   # 'space_invaders' -> 'SpaceInvaders-v5'
-    return envpool.make(task, env_type='gymnasium', num_envs=n_envs, num_threads=threads, seed=seed % 2**31, repeat_action_probability=s['sticky'],
-                        full_action_space=s['full_action_space'], max_episode_steps=s['max_frames'] // 4, noop_max=30, episodic_life=False, reward_clip=False, use_fire_reset=True)
+    return envpool.make(task, env_type='gymnasium', num_envs=n_envs, num_threads=threads, seed=seed % 2**31,
+                        repeat_action_probability=s['sticky'],
+                        full_action_space=s['full_action_space'], max_episode_steps=s['max_frames'] // 4, noop_max=30,
+                        episodic_life=False, reward_clip=False, use_fire_reset=True)
 
 # %% ../../nbs/05m_data.vector.ipynb #d4b2ff90
 class AtariGames(gym.vector.VectorWrapper):
-    "A C++ Atari vector env of whole games with raw rewards (`cpp_atari`), trained as the reference pipeline trains: lost lives end episodes, FIRE on their reset step, zero-padded frame stacks, clipped rewards, whole-game scores in `info['episode']`"
+    """A C++ Atari vector env of whole games with raw rewards (`cpp_atari`), trained as the reference pipeline trains:
+    lost lives end episodes, FIRE on their reset step, zero-padded frame stacks, clipped rewards, whole-game scores
+    in `info['episode']`"""
     def __init__(self,
-                 make: Callable,               # `make(seed)` -> the C++ vector env (`partial(cpp_atari, env_id, n, backend)`)
+                 # `make(seed)` -> the C++ vector env (`partial(cpp_atari, env_id, n, backend)`)
+                 make: Callable,
                  fire: bool,                   # whether the game's action 1 is FIRE (its reset step after a lost life)
-                 reseed_by_make: bool = False, # True for EnvPool: its seed is fixed when made, so a reset with another seed makes it again
+                 # True for EnvPool: its seed is fixed when made, so a reset with another seed makes it again
+                 reseed_by_make: bool = False,
                  train: bool = True):          # clip rewards to their sign
         super().__init__(make(0))
         self.make, self.seed, self.reseed_by_make, self.train = make, 0, reseed_by_make, train
         self.reset_action, self.stack = int(fire), self.single_observation_space.shape[0]
         self.lives = np.zeros(self.num_envs, np.int64)
-        self.restart, self.over = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)   # reset step due: after a lost life / after a game
-        self.since, self.score = np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs)      # steps since the episode's first frame, the game's raw score
+        # reset step due: after a lost life / after a game
+        self.restart, self.over = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)
+        # steps since the episode's first frame, the game's raw score
+        self.since, self.score = np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs)
 
 # %% ../../nbs/05m_data.vector.ipynb #109072b6
 @patch
@@ -86,7 +101,8 @@ def reset(self: AtariGames, *, seed: int | None = None, options: dict | None = N
     if self.reseed_by_make and seed is not None and seed != self.seed:
         self.env.close(); self.env, self.seed = self.make(seed), seed
     obs, info = self.env.reset() if self.reseed_by_make else self.env.reset(seed=seed)
-    self.lives, self.since, self.score = info['lives'].astype(np.int64), np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs)
+    self.lives = info['lives'].astype(np.int64)
+    self.since, self.score = np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs)
     self.restart[:], self.over[:] = False, False
     return self._padded(obs), info
 
@@ -100,16 +116,21 @@ def _game_lengths(self: AtariGames, info: dict) -> np.ndarray:
 @patch
 def step(self: AtariGames,
          actions):                                  # one action per game
-    actions = np.where(self.restart, self.reset_action, np.asarray(actions))   # a lost life's reset step plays FIRE (or NOOP)
-    started = self.restart | self.over                                          # rows whose observation is an episode's first
+    # a lost life's reset step plays FIRE (or NOOP)
+    actions = np.where(self.restart, self.reset_action, np.asarray(actions))
+    # rows whose observation is an episode's first
+    started = self.restart | self.over
     obs, raw, term, trunc, info = self.env.step(actions)
-    over = term | trunc                                                          # the game ended: the backend starts the next at the next step
+    # the game ended: the backend starts the next at the next step
+    over = term | trunc
     lives = info['lives'].astype(np.int64)
     lost = (0 < lives) & (lives < self.lives) & ~over & ~started
     self.score = np.where(self.over, 0., self.score) + raw
     self.lives, self.restart, self.over = lives, lost, over
     self.since = np.where(started, 0, self.since + 1)
-    if over.any(): info = info | {'episode': {'r': self.score.copy(), 'l': self._game_lengths(info).astype(np.int64)}, '_episode': over.copy()}
+    if over.any():
+        info = info | {'episode': {'r': self.score.copy(), 'l': self._game_lengths(info).astype(np.int64)},
+                       '_episode': over.copy()}
     rew = np.sign(raw).astype(np.float64) if self.train else raw.astype(np.float64)
     return self._padded(obs), rew, term | lost, trunc, info
 
@@ -119,19 +140,26 @@ def atari_vector(env_id: str,                    # an ALE id
                  backend: str,                   # 'ale' or 'envpool'
                  train: bool = True              # clip rewards (training); False: raw rewards
                 ) -> AtariGames:
-    "`n_envs` games of `env_id` stepped in C++ by `backend`, as the reference trains on them: `AtariGames` over `cpp_atari`"
-    return AtariGames(partial(cpp_atari, env_id, n_envs, backend), atari_settings(env_id)['fire'], reseed_by_make=backend == 'envpool', train=train)   # make(seed)
+    """`n_envs` games of `env_id` stepped in C++ by `backend`, as the reference trains on them: `AtariGames` over
+    `cpp_atari`"""
+    # make(seed)
+    return AtariGames(partial(cpp_atari, env_id, n_envs, backend), atari_settings(env_id)['fire'],
+                      reseed_by_make=backend == 'envpool', train=train)
 
 # %% ../../nbs/05m_data.vector.ipynb #818edeea
 def pick_vector(vector: str,                      # a config's `vector`: 'auto', 'gymnasium', 'ale' or 'envpool'
                 preprocess: str | None,           # the config's preprocessing: 'atari', 'minatar' or None
                 n_envs: int = 2                   # envs this process steps
                ) -> str:
-    "The backend `vector` means for `n_envs` envs preprocessed by `preprocess`: 'auto' is 'ale' for 2 or more Atari games and 'gymnasium' for the rest"
-    if vector not in ('auto', *VECTORS): raise ValueError(f"vector must be 'auto' or one of {', '.join(map(repr, VECTORS))}, got {vector!r}.")
+    """The backend `vector` means for `n_envs` envs preprocessed by `preprocess`: 'auto' is 'ale' for 2 or more Atari
+    games and 'gymnasium' for the rest"""
+    if vector not in ('auto', *VECTORS):
+        raise ValueError(f"vector must be 'auto' or one of {', '.join(map(repr, VECTORS))}, got {vector!r}.")
     if vector == 'auto': return 'ale' if preprocess == 'atari' and n_envs >= 2 else 'gymnasium'
     if vector != 'gymnasium' and preprocess != 'atari':
-        raise ValueError(f"vector={vector!r} steps Atari games in C++, and these envs are {'MinAtar games' if preprocess == 'minatar' else 'not Atari games'} (preprocess={preprocess!r}): use vector='auto' or 'gymnasium'.")
+        raise ValueError(f"vector={vector!r} steps Atari games in C++, and these envs are "
+                         f"{'MinAtar games' if preprocess == 'minatar' else 'not Atari games'} "
+                         f"(preprocess={preprocess!r}): use vector='auto' or 'gymnasium'.")
     return vector
 
 # %% ../../nbs/05m_data.vector.ipynb #2c5d18f5

@@ -1,4 +1,4 @@
-"""`EpisodeReplay`: whole episodes kept together, evicted whole, and sampled as episodes or as windows of consecutive steps inside one; DI-engine's episode buffer.
+"""`EpisodeReplay`: whole episodes kept and evicted together, sampled as episodes or as windows inside one.
 
 Docs: https://rlnb.github.io/rlnb/memory.episode.html.md"""
 
@@ -18,7 +18,8 @@ __all__ = ['EpisodeReplay']
 
 # %% ../../nbs/06e_memory.episode.ipynb #b03d8842
 class EpisodeReplay:
-    "Whole episodes in a ring of `capacity` transitions, evicted whole (oldest first), sampled as episodes or as windows inside one"
+    """Whole episodes in a ring of `capacity` transitions, evicted whole (oldest first), sampled as episodes or as
+    windows inside one"""
     def __init__(self,
                  capacity: int,                        # transitions kept, over all stored episodes
                  bs: int = 32,                         # episodes (or windows) per sampled batch
@@ -27,15 +28,18 @@ class EpisodeReplay:
         self.capacity, self.bs, self.device = capacity, bs, device
         check_fields(self, capacity=POSITIVE_INT, bs=POSITIVE_INT)
         self.rng, self.storage = Seeder(seed).numpy(), None
-        self.episodes, self.rows, self.n_added = deque(), 0, 0   # (first slot, length) per stored episode, oldest first; rows stored; episodes ever added
+        # (first slot, length) per stored episode, oldest first; rows stored; episodes ever added
+        self.episodes, self.rows, self.n_added = deque(), 0, 0
 
     def __len__(self) -> int: return len(self.episodes)
-    def __repr__(self): return f'EpisodeReplay({len(self)} episodes, {self.rows:,} of {self.capacity:,} transitions, bs={self.bs})'
+    def __repr__(self):
+        return f'EpisodeReplay({len(self)} episodes, {self.rows:,} of {self.capacity:,} transitions, bs={self.bs})'
 
 # %% ../../nbs/06e_memory.episode.ipynb #046e7126
 @patch
 def add(self: EpisodeReplay,
-        episode: Step):                        # one episode's transitions, in order (as `collect(n_episode=...)` returns them)
+        # one episode's transitions, in order (as `collect(n_episode=...)` returns them)
+        episode: Step):
     "Store one episode in consecutive slots after the newest, dropping the oldest episodes whole until it fits"
     n = len(episode.reward)
     if n == 0: raise ValueError('EpisodeReplay.add got an episode with no transitions.')
@@ -65,7 +69,9 @@ def _pick(self: EpisodeReplay, sample_range: slice | None) -> list:
             raise ValueError(f'sample_range must be a slice with step 1 over the stored episodes, oldest first '
                              f'(slice(-10, None): the newest 10), got {sample_range!r}.')
         eps = eps[sample_range]
-    if not eps: raise ValueError('Cannot sample from an empty EpisodeReplay: add episodes first.' if not self.episodes else f'sample_range {sample_range} picks none of the {len(self)} stored episodes.')
+    if not eps:
+        raise ValueError('Cannot sample from an empty EpisodeReplay: add episodes first.' if not self.episodes
+                         else f'sample_range {sample_range} picks none of the {len(self)} stored episodes.')
     return eps
 
 @patch
@@ -73,11 +79,15 @@ def sample(self: EpisodeReplay,
             length: int | None = None,             # steps per window (None: whole episodes)
             sample_range: slice | None = None,     # draw only among these stored episodes, oldest first
             bs: int | None = None):                # episodes or windows (default `self.bs`)
-    "`bs` whole episodes (a list of `Step`s), or `bs` windows of `length` consecutive steps inside one episode (a `Step` of `[bs, length, ...]`)"
+    """`bs` whole episodes (a list of `Step`s), or `bs` windows of `length` consecutive steps inside one episode (a
+    `Step` of `[bs, length, ...]`)"""
     bs, eps = bs or self.bs, self._pick(sample_range)
-    if length is None: return [self.storage.get(self._slots(eps[e][0], 0, eps[e][1])) for e in self.rng.integers(0, len(eps), bs)]
-    if isinstance(length, bool) or not isinstance(length, int) or length < 1: raise ValueError(f'length must be a positive integer (steps per window), got {length!r}.')
-    fits = np.array([max(0, n - length + 1) for _, n in eps])   # windows per episode: every start from which `length` steps stay inside it
+    if length is None:
+        return [self.storage.get(self._slots(eps[e][0], 0, eps[e][1])) for e in self.rng.integers(0, len(eps), bs)]
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        raise ValueError(f'length must be a positive integer (steps per window), got {length!r}.')
+    # windows per episode: every start from which `length` steps stay inside it
+    fits = np.array([max(0, n - length + 1) for _, n in eps])
     if not fits.sum(): raise ValueError(f'No stored episode has {length} steps (the longest has '
                                         f'{max(n for _, n in eps)}): sample shorter windows or whole episodes.')
     u = self.rng.integers(0, fits.sum(), bs)                    # uniform over all windows
@@ -95,8 +105,11 @@ def clear(self: EpisodeReplay):
 
 @patch
 def state_dict(self: EpisodeReplay) -> dict:
-    st = dict(capacity=self.capacity, episodes=list(self.episodes), rows=self.rows, n_added=self.n_added, rng=rng_state(self.rng), storage=None)
-    if self.storage is not None: st['storage'] = dict(example=to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())   # slots 0..size-1: every stored episode lies there
+    st = dict(capacity=self.capacity, episodes=list(self.episodes), rows=self.rows, n_added=self.n_added,
+              rng=rng_state(self.rng), storage=None)
+    # slots 0..size-1: every stored episode lies there
+    if self.storage is not None:
+        st['storage'] = dict(example=to_plain(self.storage.get(np.zeros(1, np.int64))), **self.storage.state_dict())
     return st
 
 # %% ../../nbs/06e_memory.episode.ipynb #4cf945f7
@@ -108,5 +121,6 @@ def load_state_dict(self: EpisodeReplay, st: dict):
     self.episodes, self.rows, self.n_added = deque(tuple(e) for e in st['episodes']), st['rows'], st['n_added']
     set_rng_state(self.rng, st['rng'])
     if st['storage'] is not None:
-        s = st['storage']; self.storage = Storage(self.capacity, from_plain(s['example']), self.device).load_state_dict(s)
+        s = st['storage']
+        self.storage = Storage(self.capacity, from_plain(s['example']), self.device).load_state_dict(s)
     return self

@@ -1,4 +1,4 @@
-"""Experience replay: preallocated storage, uniform and prioritized samplers, and the replay node that sits between a collector and a learner.
+"""Experience replay: preallocated storage, samplers, and the node between a collector and a learner.
 
 Docs: https://rlnb.github.io/rlnb/memory.experience_replay.html.md"""
 
@@ -58,23 +58,27 @@ class Storage:
         leaves, self.spec = _pt.tree_flatten(example)
         _check_room(capacity, leaves, device)
         self.names, self.capacity, self.device = _field_names(example), capacity, torch.device(device)
-        self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device) for x in leaves]
+        self.bufs = [None if x is None else torch.zeros((capacity, *x.shape[1:]), dtype=x.dtype, device=device)
+                     for x in leaves]
         self._cpu = self.device.type == 'cpu'
-        self.arrs = [b.numpy() if (b is not None and self._cpu) else b for b in self.bufs]   # numpy views of the same memory
-        idx = [i for i, b in enumerate(self.bufs) if b is not None]            # the leaves that are stored, in `arrays` order
+        self.arrs = [b.numpy() if (b is not None and self._cpu) else b for b in self.bufs]   # views of the same memory
+        idx = [i for i, b in enumerate(self.bufs) if b is not None]            # the leaves stored, in `arrays` order
         absent = [i for i, b in enumerate(self.bufs) if b is None]
         self.fields, self.dtypes = [self.names[i] for i in idx], [self.bufs[i].dtype for i in idx]
         self._dst = [self.arrs[i] for i in idx]                                    # where `write` puts each of them
-        self._sig = [(a.dtype, a.shape[1:]) for a in self._dst]                    # what every later transition must match, row for row
-        self._stored, self._unstored, self._nones = _getter(idx), _getter(absent), (None,) * len(absent)   # a Step's stored fields; the ones that must be None
-        self._want_B = self._want = None                                           # `arrays`' expected (dtype, shape) list, for the last batch size
+        self._sig = [(a.dtype, a.shape[1:]) for a in self._dst]                    # what every later row must match
+        # a Step's stored fields; the ones that must be None
+        self._stored, self._unstored, self._nones = _getter(idx), _getter(absent), (None,) * len(absent)
+        self._want_B = self._want = None              # `arrays`' expected (dtype, shape) list, for the last batch size
         self._simple = type(example) is Step and all(x is None or isinstance(x, torch.Tensor) for x in example)
         self.pos = self.size = 0
 
     @property
     def nbytes(self) -> int: return sum(b.numel() * b.element_size() for b in self.bufs if b is not None)
     def __len__(self) -> int: return self.size
-    def __repr__(self): return f'Storage(capacity={self.capacity:,}, {self.size:,} stored, {self.nbytes / 2**20:.1f} MiB on {self.device})'
+    def __repr__(self):
+        return (f'Storage(capacity={self.capacity:,}, {self.size:,} stored, {self.nbytes / 2**20:.1f} MiB on '
+                f'{self.device})')
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #78931c24
 @patch
@@ -83,19 +87,27 @@ def _check(self: Storage, step) -> list:
     if self._simple and type(step) is Step: leaves = step   # a Step is already the tuple of its leaves
     else:
         leaves, spec = _pt.tree_flatten(step)
-        if spec != self.spec: raise ValueError(f'This transition has a different structure from the stored ones: got {spec}, expected {self.spec}.')
+        if spec != self.spec:
+            raise ValueError(f'This transition has a different structure from the stored ones: got {spec}, expected '
+                             f'{self.spec}.')
     n = None
     for name, buf, x in zip(self.names, self.bufs, leaves):
         if (buf is None) != (x is None):
-            raise ValueError(f"Field '{name}' is {'missing' if x is None else 'present'} in this transition but {'present' if x is None else 'absent'} in the storage.")
+            raise ValueError(f"Field '{name}' is {'missing' if x is None else 'present'} in this transition but "
+                             f"{'present' if x is None else 'absent'} in the storage.")
         if x is None: continue
         if x.dtype != buf.dtype and x.is_floating_point() and buf.is_floating_point() and x.shape[1:] == buf.shape[1:]:
-            if not getattr(self, '_warned_cast', False):   # an env that declares float32 and returns float64: store what was declared
-                warnings.warn(f"Field '{name}' arrives as {x.dtype} but the storage holds {buf.dtype}: cast (this warning is shown once)."); self._warned_cast = True
+            # an env that declares float32 and returns float64: store what was declared
+            if not getattr(self, '_warned_cast', False):
+                warnings.warn(f"Field '{name}' arrives as {x.dtype} but the storage holds {buf.dtype}: cast (this "
+                              "warning is shown once).")
+                self._warned_cast = True
             leaves = list(leaves); leaves[self.names.index(name)] = x = x.to(buf.dtype)
         if x.dtype != buf.dtype or x.shape[1:] != buf.shape[1:]:
-            raise ValueError(f"Field '{name}' has dtype {x.dtype} and row shape {tuple(x.shape[1:])}, but the storage holds {buf.dtype} {tuple(buf.shape[1:])} "
-                             "(it was allocated from the first transition). Convert the transition, or use a new buffer.")
+            raise ValueError(f"Field '{name}' has dtype {x.dtype} and row shape {tuple(x.shape[1:])}, but the storage "
+                             f"holds {buf.dtype} {tuple(buf.shape[1:])} "
+                             "(it was allocated from the first transition). Convert the transition, or use a new "
+                             "buffer.")
         if n is None: n = x.shape[0]
         elif x.shape[0] != n: raise ValueError(f"Field '{name}' has {x.shape[0]} rows, the others {n}.")
     return leaves
@@ -114,15 +126,18 @@ _dtype_shape = attrgetter('dtype', 'shape')
 def arrays(self: Storage,
            step                                  # a batch of transitions
           ) -> list:
-    "The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's device otherwise"
+    """The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's
+    device otherwise"""
     if self._simple and type(step) is Step:
         try:
             xs = self._convert(step)
-            got = list(map(_dtype_shape, xs))   # [(dtype, shape)] per field, compared at once with what B rows of the storage's fields look like
+            # [(dtype, shape)] per field, compared at once with what B rows of the storage's fields look like
+            got = list(map(_dtype_shape, xs))
             B = got[0][1][0]
             if B != self._want_B: self._want_B, self._want = B, [(dtype, (B, *row)) for dtype, row in self._sig]
             if got == self._want and self._unstored(step) == self._nones: return xs
-        except (AttributeError, TypeError, IndexError): pass   # a missing field, a dtype numpy lacks, a 0-d field: `_check` names it
+        # a missing field, a dtype numpy lacks, a 0-d field: `_check` names it
+        except (AttributeError, TypeError, IndexError): pass
     return self._convert(self._check(step))
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #758e516e
@@ -130,7 +145,8 @@ def arrays(self: Storage,
 def write(self: Storage,
           xs: list                              # what `arrays` returned
          ) -> int:
-    "Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; returns the number of rows"
+    """Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; returns the
+    number of rows"""
     B, cap = xs[0].shape[0], self.capacity
     if B == 0: return 0
     if B > cap: xs, B = [x[-cap:] for x in xs], cap
@@ -157,7 +173,8 @@ def get(self: Storage,
     "The transitions in slots `idx` (a numpy or torch integer array) as a `Step` of tensors"
     if self._cpu:
         idx = idx.numpy() if isinstance(idx, torch.Tensor) else idx
-        leaves = [None if a is None else torch.from_numpy(a.take(idx, 0)) for a in self.arrs]   # `take` is several times faster than `a[idx]`
+        # `take` is several times faster than `a[idx]`
+        leaves = [None if a is None else torch.from_numpy(a.take(idx, 0)) for a in self.arrs]
     else:
         idx = torch.as_tensor(idx, device=self.device)
         leaves = [None if b is None else b.index_select(0, idx) for b in self.bufs]
@@ -172,16 +189,21 @@ class ReplayBatch(NamedTuple):
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #8bae10fa
 class ExperienceReplay:
-    "Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come) and a sampler that draws `ReplayBatch`es from it"
+    """Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come) and a sampler that draws `ReplayBatch`es
+    from it"""
     def __init__(self,
                  capacity: int = 100_000,    # transitions kept; the oldest are overwritten when full
                  bs: int = 64,               # transitions per sampled batch
                  sampler=None,               # a `UniformSampler` (default) or `PrioritizedSampler`
-                 on_nan: str = 'raise',      # transitions with NaN/inf: 'raise' an error naming the field, or 'drop' those rows
+                 # transitions with NaN/inf: 'raise' an error naming the field, or 'drop' those rows
+                 on_nan: str = 'raise',
                  device='cpu',               # where the storage lives (and batches come out)
                  seed: int = 0,              # seeds the default sampler
-                 example: Step | None = None,   # a Step of one row like those to come: the storage is allocated now rather than at the first add
-                 monitor=None):              # a `ReplayMonitor` (`rlnb.memory.monitor`): use counts, ages, throughput, eviction (None: none of that work)
+                 # a Step of one row like those to come: the storage is allocated now rather than at the first add
+                 example: Step | None = None,
+                 # a `ReplayMonitor` (`rlnb.memory.monitor`): use counts, ages, throughput, eviction (None: none of that
+                 # work)
+                 monitor=None):
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got '
                                                                             f'{capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
@@ -203,8 +225,10 @@ _vdot = np.vdot
 
 @patch
 def _screen(self: ExperienceReplay, xs: list) -> bool:
-    "A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too, which the exact check then clears)"
-    fields = self._screened(xs)   # a sum of squares per field (one BLAS call each on the CPU): NaN or inf in one makes the total NaN or inf
+    """A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too,
+    which the exact check then clears)"""
+    # a sum of squares per field (one BLAS call each on the CPU): NaN or inf in one makes the total NaN or inf
+    fields = self._screened(xs)
     total = sum(map(_vdot, fields, fields)) if self.storage._cpu else sum((x.float() ** 2).sum().item() for x in fields)
     return math.isfinite(total)
 
@@ -242,15 +266,18 @@ def _clean(self: ExperienceReplay, step: Step) -> Step:
 def _allocate(self: ExperienceReplay, example: Step) -> Storage:
     "Allocate the storage from `example`; the sampler learns the capacity, the NaN screen which fields to sum"
     s = self.storage = Storage(self.capacity, example, self.device)
-    self._screened = _getter([k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point and n.split('[')[0] in _SCREENED])
+    self._screened = _getter([k for k, (n, d) in enumerate(zip(s.fields, s.dtypes)) if d.is_floating_point
+                              and n.split('[')[0] in _SCREENED])
     if hasattr(self.sampler, 'bind'): self.sampler.bind(self.capacity)
-    if self.monitor is not None: self.monitor.bind(self.capacity, s.fields.index('version') if 'version' in s.fields else None)
+    if self.monitor is not None:
+        self.monitor.bind(self.capacity, s.fields.index('version') if 'version' in s.fields else None)
     return s
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #d4bed8f9
 @patch
 def _checked(self: ExperienceReplay, step: Step) -> list:
-    "The arrays to store from `step`: checked against the storage (allocated from the first step that passes) and for NaN/inf"
+    """The arrays to store from `step`: checked against the storage (allocated from the first step that passes) and for
+    NaN/inf"""
     new = self.storage is None
     if new: self._allocate(step)
     try:
@@ -282,22 +309,27 @@ def add(self: ExperienceReplay,
 @patch
 def sample(self: ExperienceReplay,
            bs: int | None = None,                # transitions (default `self.bs`)
-           sample_range: slice | None = None     # draw only among these stored rows, oldest first (`slice(-1000, None)`: the newest 1,000); uniform sampling only
+           # draw only among these stored rows, oldest first (`slice(-1000, None)`: the newest 1,000); uniform sampling
+           # only
+           sample_range: slice | None = None
           ) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
     bs = self.bs if bs is None else bs
-    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
+    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
+        raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
     mon = self.monitor
     if sample_range is None and (mon is None or not mon.evicts): idx, w = self.sampler.sample(len(self), bs)
     else:
         if not isinstance(self.sampler, UniformSampler): raise ValueError(f'sample_range needs uniform sampling: a '
                                                                           f'{type(self.sampler).__name__} draws by '
                                                                           'priority over the whole buffer.')
-        first, n = (0, len(self)) if sample_range is None else self.storage.range_slots(sample_range) if self.storage is not None else (0, 0)
+        first, n = ((0, len(self)) if sample_range is None else
+                    self.storage.range_slots(sample_range) if self.storage is not None else (0, 0))
         if n == 0: raise ValueError(f'sample_range {sample_range} picks none of the {len(self)} stored transitions '
                                     '(oldest first).')
         idx, w = (self.sampler.sample(n, bs)[0] + first) % self.capacity, None
-        if mon is not None and mon.evicts: idx = mon.live(idx, first, n, lambda m, k: self.sampler.sample(m, k)[0], self.sampler.replacement)
+        if mon is not None and mon.evicts:
+            idx = mon.live(idx, first, n, lambda m, k: self.sampler.sample(m, k)[0], self.sampler.replacement)
     if mon is not None: mon.on_sample(idx, distinct=not getattr(self.sampler, 'replacement', True))
     return ReplayBatch(self.storage.get(idx), torch.from_numpy(idx), w)
 
@@ -305,10 +337,12 @@ def sample(self: ExperienceReplay,
 @patch
 def extend(self: ExperienceReplay,
            steps: list):                         # collector items, stored in one write
-    "Store several collector items in one write: concatenated, then checked and screened at once; if that fails, item by item, for the exact error or the dropped rows"
+    """Store several collector items in one write: concatenated, then checked and screened at once; if that fails, item
+    by item, for the exact error or the dropped rows"""
     try: xs = self._checked(steps[0] if len(steps) == 1 else tree_cat(steps))
     except (RuntimeError, TypeError, ValueError):
-        for s in steps: self._write(self._checked(s))   # stores the items before a bad one, then raises its error (or drops its bad rows)
+        # stores the items before a bad one, then raises its error (or drops its bad rows)
+        for s in steps: self._write(self._checked(s))
         return
     self._write(xs)
 
@@ -323,7 +357,8 @@ def clear(self: Storage):
 def range_slots(self: Storage,
                 sample_range: slice                    # which stored rows, counted oldest first
                ) -> tuple:
-    "`(first, n)`: the slot of the first row `sample_range` picks, counted in the order the rows came, and how many it picks (consecutive slots, wrapping)"
+    """`(first, n)`: the slot of the first row `sample_range` picks, counted in the order the rows came, and how many it
+    picks (consecutive slots, wrapping)"""
     if not isinstance(sample_range, slice) or sample_range.step not in (None, 1):
         raise ValueError(f'sample_range must be a slice with step 1 over the stored rows, oldest first (slice(-1000, '
                          f'None): the newest 1,000), got {sample_range!r}.')
@@ -363,7 +398,8 @@ def from_plain(x                                     # what `to_plain` made
 @patch
 def state_dict(self: Storage) -> dict:
     "The stored rows (on the CPU), the ring's position and its fill; the owner keeps what to allocate from"
-    return dict(pos=self.pos, size=self.size, bufs=[None if b is None else b[:self.size].cpu().clone() for b in self.bufs])
+    return dict(pos=self.pos, size=self.size,
+                bufs=[None if b is None else b[:self.size].cpu().clone() for b in self.bufs])
 
 @patch
 def load_state_dict(self: Storage, st: dict):
@@ -389,8 +425,10 @@ def load_state_dict(self: ExperienceReplay, state: dict):
     if state['capacity'] != self.capacity:
         raise ValueError(f"The saved buffer has capacity {state['capacity']:,}, this one {self.capacity:,}: make the "
                          "buffer with the saved capacity.")
-    saved, mine = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler'), type(self.sampler).__name__
-    if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):   # a sampler of the user's own: its load decides
+    saved = ('PrioritizedSampler' if 'tree' in state['sampler'] else 'UniformSampler')
+    mine = type(self.sampler).__name__
+    # a sampler of the user's own: its load decides
+    if saved != mine and mine in ('PrioritizedSampler', 'UniformSampler'):
         raise ValueError(f"The saved buffer was sampled by a {saved}, this one by a {mine}: load it into a buffer with "
                          f"a {saved} "
                          f"(DQNConfig(prioritized={'Prioritized()' if saved == 'PrioritizedSampler' else 'None'})).")

@@ -1,4 +1,4 @@
-"""`FrameReplay`: a replay for stacked frames that stores each frame once and rebuilds the stacks at sample time, never across an episode's start; n-step returns and prioritized sampling on it; truncation handled; checkpoints exact.
+"""`FrameReplay`: stacked frames stored once each and rebuilt at sample time, with n-step and priorities.
 
 Docs: https://rlnb.github.io/rlnb/memory.frames.html.md"""
 
@@ -19,35 +19,41 @@ __all__ = ['FrameReplay']
 
 # %% ../../nbs/06f_memory.frames.ipynb #9ed1c909
 class FrameReplay:
-    "Replay for stacked frames `[B, stack, H, W]` uint8 that stores each frame once and rebuilds the stacks when sampling (DQN on Atari)"
+    "Replay for stacked frames `[B, stack, H, W]` uint8: each frame stored once, the stacks rebuilt when sampling"
     def __init__(self,
-                 capacity: int = 1_000_000,    # slots (a frame each): about one per transition, plus one per episode's last frame
+                 capacity: int = 1_000_000,    # frames: about one per transition, plus one per episode's last
                  bs: int = 32,                 # transitions per sampled batch
                  sampler=None,                 # a `UniformSampler` (default) or `PrioritizedSampler`
                  n_step: int = 1,              # n-step returns, computed when sampling (1: one-step transitions)
                  gamma: float = 0.99,          # discount of the n-step returns
-                 padding: str = 'zero',        # what stands before an episode's first frame: 'zero' frames or its first frame 'repeat'ed (as the env's frame stack pads)
+                 padding: str = 'zero',        # before an episode's first frame: 'zero' frames or that one 'repeat'ed
                  device='cpu',                 # where sampled batches go
                  seed: int = 0,                # seeds the default sampler
-                 example: Step | None = None): # a Step like those to come: the ring is allocated now rather than at the first add
-        if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
-        if not isinstance(n_step, int) or n_step < 1: raise ValueError(f'n_step must be a positive integer, got {n_step!r}.')
+                 example: Step | None = None): # a Step like those to come: the ring is allocated now
+        if not isinstance(capacity, int) or capacity <= 0:
+            raise ValueError(f'capacity must be a positive integer, got {capacity!r}.')
+        if not isinstance(n_step, int) or n_step < 1:
+            raise ValueError(f'n_step must be a positive integer, got {n_step!r}.')
         if padding not in ('zero', 'repeat'): raise ValueError(f"padding must be 'zero' or 'repeat', got {padding!r}.")
-        self.capacity, self.bs, self.n_step, self.gamma, self.padding, self.device = capacity, bs, n_step, gamma, padding, torch.device(device)
+        self.capacity, self.bs, self.n_step = capacity, bs, n_step
+        self.gamma, self.padding, self.device = gamma, padding, torch.device(device)
         self.sampler = sampler if sampler is not None else UniformSampler(seed)
         self.disc = np.float32(gamma) ** np.arange(n_step, dtype=np.float32)
         self.frames = None   # allocated from the first batch
         self.n_written = self.n_added = self.n_ok = 0
-        self.last = np.full(0, -1, np.int64)   # per env: the write number of its newest frame in an episode still going (-1: none)
+        self.last = np.full(0, -1, np.int64)   # per env: the write number of its episode's newest frame (-1: none)
         if example is not None: self._allocate(example.obs, example.action)
 
     def __len__(self) -> int: return min(self.n_written, self.capacity)
-    def __repr__(self): return f'FrameReplay(capacity={self.capacity:,}, {len(self):,} frames, {self.n_ok:,} transitions to sample, bs={self.bs})'
+    def __repr__(self):
+        return (f'FrameReplay(capacity={self.capacity:,}, {len(self):,} frames, {self.n_ok:,} transitions to sample, '
+                f'bs={self.bs})')
 
 # %% ../../nbs/06f_memory.frames.ipynb #b982c96f
 @patch
 def _allocate(self: FrameReplay, obs: torch.Tensor, action: torch.Tensor):
-    "Allocate the ring for frames like `obs[0, -1]` and actions like `action[0]`, refusing one that does not fit in memory"
+    """Allocate the ring for frames like `obs[0, -1]` and actions like `action[0]`, refusing one that does not fit in
+    memory"""
     if obs.dim() != 4 or obs.dtype != torch.uint8:
         raise ValueError(f'FrameReplay stores stacked frames, uint8 [B, stack, H, W]; got {obs.dtype} '
                          f'{tuple(obs.shape)}: use ExperienceReplay for other observations.')
@@ -64,7 +70,8 @@ def _allocate(self: FrameReplay, obs: torch.Tensor, action: torch.Tensor):
     self.action = np.zeros((C, *action.shape[1:]), action.numpy().dtype)
     self.reward = np.zeros(C, np.float32)
     self.terminated, self.truncated, self.ok = np.zeros(C, bool), np.zeros(C, bool), np.zeros(C, bool)
-    self.prev, self.next = np.full(C, -1, np.int64), np.full(C, -1, np.int64)   # write numbers of the neighbours in the episode (-1: none)
+    # write numbers of the neighbours in the episode (-1: none)
+    self.prev, self.next = np.full(C, -1, np.int64), np.full(C, -1, np.int64)
     if hasattr(self.sampler, 'bind'): self.sampler.bind(C)
 
 # %% ../../nbs/06f_memory.frames.ipynb #4b051035
@@ -72,7 +79,8 @@ def _allocate(self: FrameReplay, obs: torch.Tensor, action: torch.Tensor):
 def nbytes(self: FrameReplay) -> int:
     "Bytes the ring's arrays take (0 before the first batch)"
     if self.frames is None: return 0
-    return sum(a.nbytes for a in (self.frames, self.action, self.reward, self.terminated, self.truncated, self.ok, self.prev, self.next))
+    return sum(a.nbytes for a in (self.frames, self.action, self.reward, self.terminated, self.truncated, self.ok,
+                                  self.prev, self.next))
 
 # %% ../../nbs/06f_memory.frames.ipynb #5fa6e928
 @patch
@@ -111,7 +119,8 @@ def _take_slots(self: FrameReplay, k: int) -> np.ndarray:
 def _history_live(self: FrameReplay, w: np.ndarray) -> np.ndarray:
     "Whether the frames of the `obs` stacks of write numbers `w` are all still in the ring"
     oldest, C, ok = self.n_written - self.capacity, self.capacity, w >= self.n_written - self.capacity
-    if len(w) == 0 or w.min() - 2 * (self.stack + self.n_step) * (len(self.last) + 1) >= oldest: return ok   # histories this recent are in the ring (each env writes 2 slots a step at most)
+    # histories this recent are in the ring (each env writes 2 slots a step at most)
+    if len(w) == 0 or w.min() - 2 * (self.stack + self.n_step) * (len(self.last) + 1) >= oldest: return ok
     cur = w
     for _ in range(self.stack - 1):
         cur = np.where(cur >= 0, self.prev[cur % C], -1)
@@ -121,7 +130,8 @@ def _history_live(self: FrameReplay, w: np.ndarray) -> np.ndarray:
 # %% ../../nbs/06f_memory.frames.ipynb #382c78b3
 @patch
 def _complete(self: FrameReplay, t: np.ndarray, done: np.ndarray):
-    "Admit the transitions whose n-step chains the steps at write numbers `t` complete (`done`: those steps ended their episode)"
+    """Admit the transitions whose n-step chains the steps at write numbers `t` complete (`done`: those steps ended
+    their episode)"""
     C, cur, admit = self.capacity, t, []
     for k in range(self.n_step):
         have = cur >= max(self.n_written - C, 0)
@@ -147,13 +157,15 @@ def _check(self: FrameReplay, step: Step) -> np.ndarray:
     if self.capacity < 2 * (B + self.stack + self.n_step): raise ValueError(f'capacity {self.capacity} is too small '
                                                                             f'for {B} envs: use at least '
                                                                             f'{2 * (B + self.stack + self.n_step)}.')
-    if e.max() >= len(self.last): self.last = np.concatenate([self.last, np.full(e.max() + 1 - len(self.last), -1, np.int64)])
+    if e.max() >= len(self.last):
+        self.last = np.concatenate([self.last, np.full(e.max() + 1 - len(self.last), -1, np.int64)])
     return e
 
 # %% ../../nbs/06f_memory.frames.ipynb #96caf31d
 @patch
 def add(self: FrameReplay,
-        step: Step                               # one vector step: frames `[B, stack, H, W]` uint8, one row per env (`env_id`)
+        # one vector step: frames `[B, stack, H, W]` uint8, one row per env (`env_id`)
+        step: Step
        ) -> int:
     "Store the transitions of one vector step; returns how many"
     B = len(step.reward)
@@ -162,7 +174,8 @@ def add(self: FrameReplay,
     e, C = self._check(step), self.capacity
     obs, nxt, last = step.obs.numpy(), step.next_obs.numpy(), self.last[e]
     cont = last >= max(self.n_written - C, 0)
-    if cont.any(): cont[cont] = (self.frames[last[cont] % C] == obs[cont, -1]).reshape(int(cont.sum()), -1).all(1)   # the env's episode goes on here
+    # the env's episode goes on here
+    if cont.any(): cont[cont] = (self.frames[last[cont] % C] == obs[cont, -1]).reshape(int(cont.sum()), -1).all(1)
     if not cont.all():
         w0 = self._take_slots(int((~cont).sum()))
         self.frames[w0 % C] = obs[~cont, -1]; last[~cont] = w0
@@ -186,7 +199,8 @@ def extend(self: FrameReplay,
 # %% ../../nbs/06f_memory.frames.ipynb #74a66e98
 @patch
 def _stacks(self: FrameReplay, i: np.ndarray) -> np.ndarray:
-    "Slots `[B, stack]`, oldest first, of the stacks whose newest frames are in slots `i`: the zero row (or the first frame) where the episode had not started"
+    """Slots `[B, stack]`, oldest first, of the stacks whose newest frames are in slots `i`: the zero row (or the first
+    frame) where the episode had not started"""
     out, cur, have = np.empty((len(i), self.stack), np.int64), i.copy(), np.ones(len(i), bool)
     out[:, -1] = i
     for k in range(self.stack - 2, -1, -1):
@@ -199,7 +213,8 @@ def _stacks(self: FrameReplay, i: np.ndarray) -> np.ndarray:
 # %% ../../nbs/06f_memory.frames.ipynb #a862e453
 @patch
 def _returns(self: FrameReplay, i: np.ndarray) -> tuple:
-    "`(return, steps, last)` of the n-step chains from slots `i`: discounted rewards, how many, and the slot of the last transition"
+    """`(return, steps, last)` of the n-step chains from slots `i`: discounted rewards, how many, and the slot of the
+    last transition"""
     G, steps, going, last = np.zeros(len(i), np.float32), np.zeros(len(i), np.int64), np.ones(len(i), bool), i.copy()
     for k in range(self.n_step):
         G += np.where(going, self.disc[k] * self.reward[last], np.float32(0.)); steps += going
@@ -219,17 +234,21 @@ def _transitions(self: FrameReplay, i: np.ndarray) -> Step:
         x = self.frames.take(np.concatenate([self._stacks(i), m[:, None]], 1), 0)
         obs, nxt = x[:, :-1], x[:, 1:]
     else: obs, nxt = self.frames.take(self._stacks(i), 0), self.frames.take(self._stacks(m), 0)
-    s = Step(t(obs), t(self.action.take(i, 0)), t(G), t(nxt), t(self.terminated[last]), t(self.truncated[last]), None, t(steps) if self.n_step > 1 else None)
-    return s if self.device.type == 'cpu' else Step(*[None if x is None else x.to(self.device, non_blocking=True) for x in s])
+    s = Step(t(obs), t(self.action.take(i, 0)), t(G), t(nxt), t(self.terminated[last]), t(self.truncated[last]), None,
+             t(steps) if self.n_step > 1 else None)
+    return (s if self.device.type == 'cpu'
+            else Step(*[None if x is None else x.to(self.device, non_blocking=True) for x in s]))
 
 # %% ../../nbs/06f_memory.frames.ipynb #dacda0be
 @patch
 def sample(self: FrameReplay,
            bs: int | None = None                 # transitions (default `self.bs`)
           ) -> ReplayBatch:
-    "A batch of `bs` (default `self.bs`) sampleable transitions, their slots and importance weights (prioritized sampling)"
+    """A batch of `bs` (default `self.bs`) sampleable transitions, their slots and importance weights (prioritized
+    sampling)"""
     bs = self.bs if bs is None else bs
-    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1: raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
+    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
+        raise ValueError(f'sample(bs) takes a positive number of transitions, got {bs!r}.')
     replace = getattr(self.sampler, 'replacement', True)
     if self.n_ok == 0 or (not replace and self.n_ok < bs):
         raise ValueError(f'Cannot sample {bs} transitions: {self.n_ok} are complete (a transition is, once its n-step '
@@ -243,23 +262,26 @@ _ARRAYS = ('action', 'reward', 'terminated', 'truncated', 'ok', 'prev', 'next')
 
 @patch
 def state_dict(self: FrameReplay) -> dict:
-    st = dict(capacity=self.capacity, n_step=self.n_step, n_written=self.n_written, n_added=self.n_added, n_ok=self.n_ok,
-              last=torch.from_numpy(self.last.copy()), sampler=self.sampler.state_dict(), frames=None)
+    st = dict(capacity=self.capacity, n_step=self.n_step, n_written=self.n_written, n_added=self.n_added,
+              n_ok=self.n_ok, last=torch.from_numpy(self.last.copy()), sampler=self.sampler.state_dict(), frames=None)
     if self.frames is not None:
         n = len(self)
-        st.update(stack=self.stack, frames=torch.from_numpy(self.frames[:n].copy()), **{k: torch.from_numpy(getattr(self, k)[:n].copy()) for k in _ARRAYS})
+        st.update(stack=self.stack, frames=torch.from_numpy(self.frames[:n].copy()),
+                  **{k: torch.from_numpy(getattr(self, k)[:n].copy()) for k in _ARRAYS})
     return st
 
 # %% ../../nbs/06f_memory.frames.ipynb #3ae481a0
 @patch
 def load_state_dict(self: FrameReplay, st: dict):
     if (st['capacity'], st['n_step']) != (self.capacity, self.n_step):
-        raise ValueError(f"The saved frame replay has capacity {st['capacity']:,} and n_step {st['n_step']}, this one {self.capacity:,} and {self.n_step}: make it with the saved ones.")
+        raise ValueError(f"The saved frame replay has capacity {st['capacity']:,} and n_step {st['n_step']}, this one "
+                         f"{self.capacity:,} and {self.n_step}: make it with the saved ones.")
     if st['frames'] is not None:
         n = len(st['frames'])
         self._allocate(torch.zeros(1, st['stack'], *st['frames'].shape[1:], dtype=torch.uint8), st['action'][:1])
         self.frames[:n] = st['frames'].numpy()
         for k in _ARRAYS: getattr(self, k)[:n] = st[k].numpy()
-    self.n_written, self.n_added, self.n_ok, self.last = st['n_written'], st['n_added'], st['n_ok'], st['last'].numpy().copy()
+    self.n_written, self.n_added = st['n_written'], st['n_added']
+    self.n_ok, self.last = st['n_ok'], st['last'].numpy().copy()
     self.sampler.load_state_dict(st['sampler'])
     return self

@@ -1,4 +1,4 @@
-"""A `ReplayMonitor` on an `ExperienceReplay`: how often each stored transition has been sampled, how old it is in env steps and in policy versions, how fast transitions come in and go out, and, if asked, eviction after `max_use` samples or `max_age` versions; logged with the run's metrics.
+"""`ReplayMonitor`: how often and how old each stored transition is, the flow in and out, optional eviction.
 
 Docs: https://rlnb.github.io/rlnb/memory.monitor.html.md"""
 
@@ -20,13 +20,18 @@ __all__ = ['ReplayMonitor', 'ReplayMonitorCallback']
 
 # %% ../../nbs/06d_memory.monitor.ipynb #9dfc265c
 class ReplayMonitor:
-    "Per-slot use counts and ages of a replay's transitions, its throughput, and eviction after `max_use` samples or beyond `max_age` versions"
+    """Per-slot use counts and ages of a replay's transitions, its throughput, and eviction after `max_use` samples or
+    beyond `max_age` versions"""
     def __init__(self,
-                 max_use: int | None = None,           # evict a transition once it has been sampled this many times (None: never)
-                 max_age: int | None = None):          # evict a transition collected more than this many policy versions ago (None: never)
+                 # evict a transition once it has been sampled this many times (None: never)
+                 max_use: int | None = None,
+                 # evict a transition collected more than this many policy versions ago (None: never)
+                 max_age: int | None = None):
         self.max_use, self.max_age = max_use, max_age
-        check_fields(self, **{k: (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer') for k in ('max_use', 'max_age')})
-        self.version = 0                               # the policy version now (`ReplayMonitorCallback` keeps it in step with the learner)
+        check_fields(self, **{k: (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')
+                              for k in ('max_use', 'max_age')})
+        # the policy version now (`ReplayMonitorCallback` keeps it in step with the learner)
+        self.version = 0
         self.pushed = self.sampled = self.evicted = 0  # transitions stored, sampled (with repeats) and evicted so far
         self.uses = None
         self._mark = (time.perf_counter(), 0, 0)       # when the last reading was taken, and the counts then
@@ -39,11 +44,13 @@ def evicts(self: ReplayMonitor) -> bool: return self.max_use is not None or self
 @patch
 def bind(self: ReplayMonitor,
          capacity: int,                            # the replay's slots
-         version_field: int | None):               # where the stored arrays hold each transition's policy version (None: they do not)
+         # where the stored arrays hold each transition's policy version (None: they do not)
+         version_field: int | None):
     "Allocate the per-slot arrays"
     self.capacity, self._vf = capacity, version_field
     self.uses, self.pushed_at, self.version_at = (np.zeros(capacity, np.int64) for _ in range(3))
-    self.alive, self._mark_of = np.zeros(capacity, bool), np.zeros(capacity, np.int64)   # `_mark_of`: scratch for finding repeats
+    # `_mark_of`: scratch for finding repeats
+    self.alive, self._mark_of = np.zeros(capacity, bool), np.zeros(capacity, np.int64)
 
 @patch
 def on_write(self: ReplayMonitor,
@@ -51,7 +58,8 @@ def on_write(self: ReplayMonitor,
              n: int,                               # slots written (wrapping)
              xs: list):                            # the stored arrays of the rows (the last `n` were written)
     "New transitions: no uses, their push count, their policy version, alive"
-    idx = slice(start, start + n) if start + n <= self.capacity else (start + np.arange(n)) % self.capacity   # a slice where it does not wrap: views, no fancy indexing
+    # a slice where it does not wrap: views, no fancy indexing
+    idx = slice(start, start + n) if start + n <= self.capacity else (start + np.arange(n)) % self.capacity
     self.uses[idx], self.alive[idx] = 0, True
     self.pushed_at[idx] = np.arange(self.pushed, self.pushed + n)
     v = self.version if self._vf is None else xs[self._vf][-n:]
@@ -64,7 +72,8 @@ def clear(self: ReplayMonitor): self.alive[:] = False; self.uses[:] = 0
 
 def _repeats(idx: np.ndarray,                       # slots
              scratch: np.ndarray) -> np.ndarray:      # an int array as long as the replay, written over
-    "A mask of the entries of `idx` that repeat another (one copy of each slot stays unmarked): each slot records the last position that holds it"
+    """A mask of the entries of `idx` that repeat another (one copy of each slot stays unmarked): each slot records the
+    last position that holds it"""
     ar = np.arange(len(idx))
     scratch[idx] = ar
     return scratch[idx] != ar
@@ -73,7 +82,8 @@ def _repeats(idx: np.ndarray,                       # slots
 @patch
 def on_sample(self: ReplayMonitor,
                idx: np.ndarray,                        # the slots a batch took
-               distinct: bool = False):                # whether they are all different (a sampler without replacement): a plain `+=` counts them
+               # whether they are all different (a sampler without replacement): a plain `+=` counts them
+               distinct: bool = False):
     "Count the uses; with `max_use`, evict the slots that reached it (they were in this batch: their last use)"
     if distinct: self.uses[idx] += 1
     else: np.add.at(self.uses, idx, 1)   # several times as slow, and right with repeats
@@ -107,7 +117,8 @@ def live(self: ReplayMonitor,
     cap, idx = self.capacity, np.array(idx)
     for r in range(16):
         bad = self._dead(idx)
-        if r and not replacement: bad |= _repeats(idx, self._mark_of)   # the sampler's own draw has none; redraws may bring them
+        # the sampler's own draw has none; redraws may bring them
+        if r and not replacement: bad |= _repeats(idx, self._mark_of)
         k = np.count_nonzero(bad)
         if not k: return idx
         idx[bad] = (draw(n, k) + first) % cap
@@ -132,9 +143,11 @@ def stats(self: ReplayMonitor,
     out = dict(replay_push_per_s=(self.pushed - p) / dt, replay_sample_per_s=(self.sampled - s) / dt)
     if size:
         u = self.uses[:size]
-        out |= dict(replay_use_mean=float(u.mean()), replay_use_max=int(u.max()), replay_age_steps=float((self.pushed - 1 - self.pushed_at[:size]).mean()),
+        out |= dict(replay_use_mean=float(u.mean()), replay_use_max=int(u.max()),
+                    replay_age_steps=float((self.pushed - 1 - self.pushed_at[:size]).mean()),
                     replay_age_versions=float((self.version - self.version_at[:size]).mean()))
-    if self.max_age is not None: self._dead(np.arange(size))   # age eviction is found as slots are drawn: bring the count up to date
+    # age eviction is found as slots are drawn: bring the count up to date
+    if self.max_age is not None: self._dead(np.arange(size))
     if self.evicts: out |= dict(replay_evicted=self.evicted, replay_live=int(np.count_nonzero(self.alive[:size])))
     return out
 
@@ -142,7 +155,8 @@ def stats(self: ReplayMonitor,
 @patch
 def state_dict(self: ReplayMonitor) -> dict:
     st = dict(version=self.version, pushed=self.pushed, sampled=self.sampled, evicted=self.evicted)
-    if self.uses is not None: st |= {k: torch.from_numpy(getattr(self, k).copy()) for k in ('uses', 'pushed_at', 'version_at', 'alive')}
+    if self.uses is not None:
+        st |= {k: torch.from_numpy(getattr(self, k).copy()) for k in ('uses', 'pushed_at', 'version_at', 'alive')}
     return st
 
 @patch
@@ -154,11 +168,13 @@ def load_state_dict(self: ReplayMonitor, st: dict):
 
 # %% ../../nbs/06d_memory.monitor.ipynb #698cdeb0
 class ReplayMonitorCallback(Callback):
-    "Keeps a replay monitor's policy version in step with the learner (or a Ray fleet), and logs a reading every `read_every` learner steps at the collector's env step"
+    """Keeps a replay monitor's policy version in step with the learner (or a Ray fleet), and logs a reading every
+    `read_every` learner steps at the collector's env step"""
     order = -5
     def __init__(self,
                  replay,                               # an `ExperienceReplay` with a monitor
-                 read_every: int | None = 1000):       # learner steps between readings (None: keep the version only, for eviction without readings)
+                 # learner steps between readings (None: keep the version only, for eviction without readings)
+                 read_every: int | None = 1000):
         if getattr(replay, 'monitor', None) is None: raise ValueError('ReplayMonitorCallback needs a replay with a '
                                                                       'monitor: ExperienceReplay(..., '
                                                                       'monitor=ReplayMonitor()).')
@@ -174,4 +190,5 @@ class ReplayMonitorCallback(Callback):
     def after_batch(self): self._sync()
     def end_cycle(self):
         if self.read_every is None: return
-        for k, v in self.replay.monitor.stats(len(self.replay)).items(): self.learn.metrics.log(k, v, self._col.env_step)
+        for k, v in self.replay.monitor.stats(len(self.replay)).items():
+            self.learn.metrics.log(k, v, self._col.env_step)

@@ -1,4 +1,4 @@
-"""Which stored transitions a batch takes: uniform without replacement, or proportional prioritized replay on a sum tree, each with its own seeded generator.
+"""Which stored transitions a batch takes: uniform, or prioritized on a sum tree, each with its own generator.
 
 Docs: https://rlnb.github.io/rlnb/memory.samplers.html.md"""
 
@@ -22,8 +22,10 @@ class UniformSampler:
     def __init__(self,
                  seed: int | None = 0,          # seeds the sampler's numpy generator
                  replacement: bool = False):    # allow a slot twice in one batch
-        self.rng, self.replacement, self._scratch, self._ar = Seeder(seed).numpy(), replacement, np.zeros(0, np.int64), np.zeros(0, np.int64)
-        self.draws = DrawAhead(self.rng)   # the slots, drawn ahead in blocks (`rlnb.fast`): the numbers of one `integers` call per request
+        self.rng, self.replacement = Seeder(seed).numpy(), replacement
+        self._scratch, self._ar = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        # the slots, drawn ahead in blocks (`rlnb.fast`): the numbers of one `integers` call per request
+        self.draws = DrawAhead(self.rng)
 
     def on_write(self,
                  start: int,                           # the first slot written
@@ -45,11 +47,14 @@ def sample(self: UniformSampler,
     if not self.replacement and bs > size: raise ValueError(f'Cannot sample {bs} distinct transitions from {size} '
                                                             'stored: lower the batch size, wait until more are stored, '
                                                             'or sample with replacement.')
-    if 2 * bs > size and not self.replacement: self.draws.settle(); return self.rng.choice(size if valid is None else np.flatnonzero(valid), bs, replace=False), None
+    if 2 * bs > size and not self.replacement:
+        self.draws.settle()
+        return self.rng.choice(size if valid is None else np.flatnonzero(valid), bs, replace=False), None
     if len(self._scratch) < size: self._scratch = np.zeros(max(size, 2 * len(self._scratch)), np.int64)
     if len(self._ar) != bs: self._ar = np.arange(bs)
     idx, ar, s = self.draws.integers(size, bs), self._ar, self._scratch
-    while True:   # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
+    # each slot records the last batch position that drew it: a position that finds another's mark is a repeat
+    while True:
         s[idx] = ar
         dup = s[idx] != ar if not self.replacement else np.zeros(bs, bool)
         if valid is not None: dup |= ~valid[idx]   # a slot that may not be drawn is drawn again, like a repeat
@@ -59,15 +64,18 @@ def sample(self: UniformSampler,
 
 # %% ../../nbs/06a_memory.samplers.ipynb #6a4f773e
 class SumTree:
-    "Leaf values under a binary tree of sums cut at level `top`: O(log n) updates and prefix-sum searches, vectorised over a batch"
+    """Leaf values under a binary tree of sums cut at level `top`: O(log n) updates and prefix-sum searches, vectorised
+    over a batch"""
     top_level = 12   # the levels above this one are replaced by a running sum over its 4,096 nodes
 
     def __init__(self,
                  capacity: int):                       # leaves
         self.depth = max(0, math.ceil(math.log2(capacity)))
         self.cap, self.top = 1 << self.depth, min(self.depth, self.top_level)
-        self.tree = np.zeros(2 * self.cap)   # node k's children are 2k and 2k+1; leaves from `cap` on; nodes above level `top` unused
-        self.level, self._cum = self.tree[1 << self.top: 2 << self.top], None   # level `top` (a view), and its running sums
+        # node k's children are 2k and 2k+1; leaves from `cap` on; nodes above level `top` unused
+        self.tree = np.zeros(2 * self.cap)
+        # level `top` (a view), and its running sums
+        self.level, self._cum = self.tree[1 << self.top: 2 << self.top], None
 
     def _prefix(self) -> np.ndarray:
         "Running sums of level `top`, 0 first: computed once after each update"
@@ -92,7 +100,8 @@ def update(self: SumTree,
     if i.size == 1: return self._update_one(int(i.reshape(-1)[0]), np.asarray(values, np.float64).reshape(-1)[0])
     tree, pairs = self.tree, self.tree.reshape(-1, 2)   # row k of `pairs` is node k's two children
     tree[i] = values
-    for _ in range(self.depth - self.top):   # repeated parents are recomputed from their children, so duplicates are harmless
+    # repeated parents are recomputed from their children, so duplicates are harmless
+    for _ in range(self.depth - self.top):
         i = i >> 1
         kids = pairs.take(i, 0)
         tree[i] = kids[:, 0] + kids[:, 1]
@@ -100,7 +109,8 @@ def update(self: SumTree,
 # %% ../../nbs/06a_memory.samplers.ipynb #f361296a
 @patch
 def _update_one(self: SumTree, i: int, value):
-    "One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and adds the same two numbers"
+    """One leaf (tree index `i`), level by level in plain Python: a scalar level costs a tenth of a vectorised one, and
+    adds the same two numbers"""
     t = self.tree; t[i] = value
     for _ in range(self.depth - self.top):
         i >>= 1; t[i] = t[2 * i] + t[2 * i + 1]
@@ -111,7 +121,8 @@ def find(self: SumTree,
         ) -> np.ndarray:
     "For each prefix sum in `v`, the leaf where the running sum of leaves passes it"
     cum, v = self._prefix(), np.array(v, dtype=np.float64)
-    j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)   # the level-`top` node whose span holds v
+    # the level-`top` node whose span holds v
+    j = np.minimum(np.searchsorted(cum, v, side='right') - 1, len(self.level) - 1)
     v -= cum[j]; i = j + (1 << self.top)
     for _ in range(self.depth - self.top):   # then down its subtree, in place, five numpy calls a level
         i <<= 1
@@ -125,7 +136,8 @@ class PrioritizedSampler:
     "Proportional prioritized replay: slots drawn with probability ∝ priority^alpha, with importance weights"
     def __init__(self,
                  alpha: float = 0.6,                   # priority exponent (0 is uniform)
-                 beta=0.4,                             # importance-weight exponent, a float or a schedule over sample calls
+                 # importance-weight exponent, a float or a schedule over sample calls
+                 beta=0.4,
                  eps: float = 1e-06,                   # added to |TD error|
                  seed: int | None = 0):                # seeds the sampler's generator
         if alpha < 0: raise ValueError(f'alpha must be >= 0, got {alpha}.')
@@ -175,7 +187,8 @@ def update_priorities(self: PrioritizedSampler,
                       idx,                                  # slots
                       priorities):                          # their TD errors (any sign)
     "Set the priorities of slots `idx` to `|priorities| + eps` (typically the TD errors of the last batch)"
-    p = np.abs(priorities.detach().cpu().numpy() if isinstance(priorities, torch.Tensor) else np.asarray(priorities, np.float64)) + self.eps
+    p = np.abs(priorities.detach().cpu().numpy() if isinstance(priorities, torch.Tensor)
+               else np.asarray(priorities, np.float64)) + self.eps
     if not np.isfinite(p).all(): raise ValueError('update_priorities got NaN or inf: the TD errors are not finite '
                                                   '(check the loss for NaN).')
     self.max_priority = max(self.max_priority, float(p.max()))
@@ -184,7 +197,8 @@ def update_priorities(self: PrioritizedSampler,
 # %% ../../nbs/06a_memory.samplers.ipynb #9385ee63
 @patch
 def state_dict(self: PrioritizedSampler) -> dict:
-    return {'rng': rng_state(self.rng), 'tree': torch.from_numpy(self.tree.tree.copy()), 'max_priority': self.max_priority, 'n_sampled': self.n_sampled}
+    return {'rng': rng_state(self.rng), 'tree': torch.from_numpy(self.tree.tree.copy()),
+            'max_priority': self.max_priority, 'n_sampled': self.n_sampled}
 
 @patch
 def load_state_dict(self: PrioritizedSampler, state: dict):

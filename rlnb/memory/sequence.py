@@ -1,4 +1,4 @@
-"""Replay for recurrent off-policy learners: fixed-length sequences cut from the collector's rollouts, overlapping, each stored with the recurrent state it started from; sampled whole, with a burn-in prefix that only warms the state up.
+"""Replay for recurrent off-policy learners: sequences stored with their starting state, with a burn-in.
 
 Docs: https://rlnb.github.io/rlnb/memory.sequence.html.md"""
 
@@ -28,14 +28,18 @@ class Sequence(NamedTuple):
     terminated: torch.Tensor   # [B, L] bool: the episode terminated at this step (no bootstrap)
     truncated: torch.Tensor    # [B, L] bool: the episode was cut at this step (bootstrap from the next observation)
     valid: torch.Tensor        # [B, L] bool: a transition (False on auto-reset rows, which the loss masks)
-    start: torch.Tensor        # [B, L + 1] bool: the state restarts at this row (an episode starts); the last is the observation after the last row
+    # [B, L + 1] bool: the state restarts at this row (an episode starts); the last is the observation after the last
+    # row
+    start: torch.Tensor
     state: Any                 # [B, ...]: the actor's recurrent state before the first row
 
 # %% ../../nbs/06c_memory.sequence.ipynb #03338c18
 class SequenceWindows(tn.BaseNode):
-    "Yields, per rollout of `source`, a `Sequence` of its N envs' last `length` steps (overlapping by `length - stride`), with the state they started from"
+    """Yields, per rollout of `source`, a `Sequence` of its N envs' last `length` steps (overlapping by `length -
+    stride`), with the state they started from"""
     def __init__(self,
-                 source: tn.BaseNode,                  # yields rollouts: a `RecurrentRolloutCollector`, or a `RayCollector` over them
+                 # yields rollouts: a `RecurrentRolloutCollector`, or a `RayCollector` over them
+                 source: tn.BaseNode,
                  length: int,                          # steps per sequence: a multiple of the stride
                  stride: int | None = None):           # steps per rollout (None: the source's `n_steps`)
         super().__init__()
@@ -50,11 +54,14 @@ class SequenceWindows(tn.BaseNode):
         st = initial_state or {}
         self.source.reset(st.get('source'))
         saved = st.get('recent', [])
-        if saved and 'rollouts' not in saved[0]: saved = [dict(runner=None, rollouts=saved)]   # (an older rlnb's: one collector's)
-        self.recent = {s['runner']: [Rollout(**r) for r in s['rollouts']] for s in saved}   # per runner (None: one collector): its last k - 1 rollouts
+        # (an older rlnb's: one collector's)
+        if saved and 'rollouts' not in saved[0]: saved = [dict(runner=None, rollouts=saved)]
+        # per runner (None: one collector): its last k - 1 rollouts
+        self.recent = {s['runner']: [Rollout(**r) for r in s['rollouts']] for s in saved}
 
     def get_state(self) -> dict:
-        return dict(source=self.source.state_dict(), recent=[dict(runner=k, rollouts=[r._asdict() for r in q]) for k, q in self.recent.items()])
+        return dict(source=self.source.state_dict(),
+                    recent=[dict(runner=k, rollouts=[r._asdict() for r in q]) for k, q in self.recent.items()])
 
 # %% ../../nbs/06c_memory.sequence.ipynb #86c10a10
 @patch
@@ -65,19 +72,24 @@ def next(self: SequenceWindows) -> Sequence:
         q.append(r)
         if len(q) >= self.k: break
     rs = q[-self.k:]; q[:] = rs[1:]
-    obs = tree_map(lambda *xs: torch.cat([*xs[:-1], xs[-1][None]]), *[r.obs for r in rs], rs[-1].next_obs)   # [L + 1, N]
-    start = torch.cat([*[r.episode_start for r in rs], ~rs[-1].valid[-1:]])   # after an auto-reset row, the observation starts an episode
+    # [L + 1, N]
+    obs = tree_map(lambda *xs: torch.cat([*xs[:-1], xs[-1][None]]), *[r.obs for r in rs], rs[-1].next_obs)
+    # after an auto-reset row, the observation starts an episode
+    start = torch.cat([*[r.episode_start for r in rs], ~rs[-1].valid[-1:]])
     T = lambda x: x.transpose(0, 1)
-    return Sequence(tree_map(T, obs), *[T(torch.cat([getattr(r, f) for r in rs])) for f in ('action', 'reward', 'terminated', 'truncated', 'valid')], T(start), rs[0].state)
+    return Sequence(tree_map(T, obs), *[T(torch.cat([getattr(r, f) for r in rs]))
+                      for f in ('action', 'reward', 'terminated', 'truncated', 'valid')], T(start), rs[0].state)
 
 # %% ../../nbs/06c_memory.sequence.ipynb #bbb2d701
 class SequenceReplay:
-    "Replay of fixed-length `Sequence`s with their stored states: a ring of `capacity // length` sequences, sampled uniformly"
+    """Replay of fixed-length `Sequence`s with their stored states: a ring of `capacity // length` sequences, sampled
+    uniformly"""
     def __init__(self,
                  capacity: int,                        # transitions kept (as `capacity // length` sequences)
                  length: int,                          # steps per sequence
                  bs: int = 32,                         # sequences per sampled batch
-                 burn_in: int = 0,                     # leading steps of each sequence that only warm the state up (checked here, used by the loss)
+                 # leading steps of each sequence that only warm the state up (checked here, used by the loss)
+                 burn_in: int = 0,
                  seed: int = 0,                        # seeds the sampler
                  device='cpu'):                        # where the storage lives
         self.capacity, self.length, self.bs, self.burn_in, self.device = capacity, length, bs, burn_in, device
@@ -89,7 +101,8 @@ class SequenceReplay:
         self.n_slots, self.sampler, self.storage = capacity // length, UniformSampler(seed), None
 
     def __len__(self) -> int: return 0 if self.storage is None else len(self.storage)
-    def __repr__(self): return f'SequenceReplay({len(self)} of {self.n_slots} sequences of {self.length} steps, bs={self.bs})'
+    def __repr__(self):
+        return f'SequenceReplay({len(self)} of {self.n_slots} sequences of {self.length} steps, bs={self.bs})'
 
 # %% ../../nbs/06c_memory.sequence.ipynb #28cfaba4
 @patch
@@ -103,7 +116,8 @@ def add(self: SequenceReplay,
 
 @patch
 def sample(self: SequenceReplay,
-           sample_range: slice | None = None   # draw only among these stored sequences, oldest first (`slice(-10, None)`: the newest 10)
+           # draw only among these stored sequences, oldest first (`slice(-10, None)`: the newest 10)
+           sample_range: slice | None = None
           ) -> Sequence:
     "`bs` stored sequences, uniformly at random"
     if sample_range is None: return self.storage.get(self.sampler.sample(len(self), self.bs)[0])
@@ -123,7 +137,8 @@ def clear(self: SequenceReplay):
 def state_dict(self: SequenceReplay) -> dict:
     s = self.storage
     if s is None: return dict(sampler=self.sampler.state_dict(), storage=None)
-    example = s.get(torch.zeros(1, dtype=torch.int64))._asdict()   # one stored row: the shapes and the structure to allocate again
+    # one stored row: the shapes and the structure to allocate again
+    example = s.get(torch.zeros(1, dtype=torch.int64))._asdict()
     return dict(sampler=self.sampler.state_dict(), storage=dict(example=example, **s.state_dict()))
 
 @patch
@@ -136,14 +151,16 @@ def load_state_dict(self: SequenceReplay, state: dict):
 
 # %% ../../nbs/06c_memory.sequence.ipynb #7f4d7fa4
 class SequenceReplayBatches(tn.BaseNode):
-    "Stores the windows of `source` in `replay` and yields `updates` sampled batches per window, once `learning_starts` env steps are collected"
+    """Stores the windows of `source` in `replay` and yields `updates` sampled batches per window, once
+    `learning_starts` env steps are collected"""
     def __init__(self,
                  source: SequenceWindows,              # yields the sequences
                  replay: SequenceReplay,               # stores them and samples the batches
                  learning_starts: int = 0,             # env steps (all envs, all rows) collected before the first batch
                  updates: int = 1):                    # batches per window
         super().__init__()
-        self.source, self.replay, self.learning_starts, self.updates, self.credit = source, replay, learning_starts, updates, 0
+        self.source, self.replay = source, replay
+        self.learning_starts, self.updates, self.credit = learning_starts, updates, 0
         check_fields(self, updates=POSITIVE_INT)
 
     def reset(self, initial_state: dict | None = None):
@@ -153,13 +170,15 @@ class SequenceReplayBatches(tn.BaseNode):
         if initial_state is not None: self.replay.load_state_dict(st['replay'])
         self.credit = st.get('credit', 0)
 
-    def get_state(self) -> dict: return dict(source=self.source.state_dict(), replay=self.replay.state_dict(), credit=self.credit)
+    def get_state(self) -> dict:
+        return dict(source=self.source.state_dict(), replay=self.replay.state_dict(), credit=self.credit)
 
     def next(self) -> Sequence:
         col = self.source.source
         while self.credit == 0:
             self.replay.add(next(self.source))
-            if col.vector_step * col.n_envs >= self.learning_starts and len(self.replay) >= self.replay.bs: self.credit = self.updates
+            if col.vector_step * col.n_envs >= self.learning_starts and len(self.replay) >= self.replay.bs:
+                self.credit = self.updates
         self.credit -= 1
         return self.replay.sample()
 
@@ -172,7 +191,9 @@ def sequence_batches(total_steps: int,              # env steps of the run (all 
                      learning_starts: int,          # env steps before the first batch
                      updates: int                   # batches per window
                     ) -> int:
-    "The batches `SequenceReplayBatches` yields in a run of `total_steps` env steps: `updates` per rollout from the first that may train"
+    """The batches `SequenceReplayBatches` yields in a run of `total_steps` env steps: `updates` per rollout from the
+    first that may train"""
     W, k = stride * n_envs, length // stride
-    first = max(k, math.ceil(learning_starts / W), k - 1 + math.ceil(bs / n_envs))   # the rollout (counted from 1) after which batches start
+    # the rollout (counted from 1) after which batches start
+    first = max(k, math.ceil(learning_starts / W), k - 1 + math.ceil(bs / n_envs))
     return max(0, math.ceil(total_steps / W) - first + 1) * updates

@@ -20,7 +20,8 @@ __all__ = ['CategoricalQNetwork', 'project_distribution', 'C51Loss', 'Categorica
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #8cc47d53
 class CategoricalQNetwork(nn.Module):
-    "Return distributions over `n_atoms` atoms in `[v_min, v_max]` per action; returns `{'q': [B, A], 'logits': [B, A, Z]}`"
+    """Return distributions over `n_atoms` atoms in `[v_min, v_max]` per action; returns `{'q': [B, A], 'logits': [B, A,
+    Z]}`"""
     def __init__(self,
                  obs_example,              # a batch of observations, for the input size
                  n_actions: int,           # actions, each with its own distribution
@@ -71,8 +72,10 @@ class C51Loss:
     def __init__(self,
                  online: nn.Module,                    # the categorical Q-network being trained
                  gamma: float = 0.99,                  # discount
-                 target: nn.Module | None = None,      # a frozen copy the target distribution reads (None: the online network)
-                 double: bool = False):                # choose the next action with the online network (double DQN's bootstrap)
+                 # a frozen copy the target distribution reads (None: the online network)
+                 target: nn.Module | None = None,
+                 # choose the next action with the online network (double DQN's bootstrap)
+                 double: bool = False):
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
         self.online, self.gamma, self.target, self.double, self.td = online, gamma, target, double, None
 

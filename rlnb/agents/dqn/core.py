@@ -57,7 +57,8 @@ class DQNLoss:
     def __init__(self,
                  online: nn.Module,                    # the Q-network being trained
                  gamma: float = 0.99,                  # discount
-                 target: nn.Module | None = None,      # a frozen copy the bootstrap reads (None: the online network, under no_grad)
+                 # a frozen copy the bootstrap reads (None: the online network, under no_grad)
+                 target: nn.Module | None = None,
                  bootstrap=None,                       # the V(s') rule (default `GreedyBootstrap`)
                  loss: str = 'huber'):                 # 'huber' or 'mse'
         if not 0 <= gamma <= 1: raise ValueError(f'gamma must be in [0, 1], got {gamma}.')
@@ -81,7 +82,8 @@ class DQNLoss:
         y_B = self.targets(s)
         self.td = (q_B - y_B).detach()
         f = F.smooth_l1_loss if self.loss == 'huber' else F.mse_loss
-        if batch.weight is None: return f(q_B, y_B)   # the mean in one op (the same numbers as `reduction='none'` then `.mean()`)
+        # the mean in one op (the same numbers as `reduction='none'` then `.mean()`)
+        if batch.weight is None: return f(q_B, y_B)
         return (f(q_B, y_B, reduction='none') * batch.weight).mean()
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #bf69dfd2

@@ -27,12 +27,14 @@ def quantile_huber_loss(theta_BN,                              # predicted quant
                        ) -> torch.Tensor:
     "Per row `[B]`: `Σ_i mean_j |τ_i - 1{u_ij < 0}| · L_κ(u_ij) / κ`, `u_ij = target_j - θ_i` (Dabney et al. 2018)"
     u_BNM = target_BM[:, None, :] - theta_BN[:, :, None]
-    huber = F.huber_loss(u_BNM, torch.zeros_like(u_BNM), reduction='none', delta=kappa)   # L_κ(u) in one kernel, forward and backward
+    # L_κ(u) in one kernel, forward and backward
+    huber = F.huber_loss(u_BNM, torch.zeros_like(u_BNM), reduction='none', delta=kappa)
     return ((tau_N[:, None] - (u_BNM.detach() < 0).to(u_BNM)).abs() * huber).mean(-1).sum(-1) / kappa
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #384724f6
 class QuantileQNetwork(nn.Module):
-    "`n_quantiles` quantiles of the return per action, at the midpoints `tau`; returns `{'q': [B, A] (their means), 'quantiles': [B, A, N]}`"
+    """`n_quantiles` quantiles of the return per action, at the midpoints `tau`; returns `{'q': [B, A] (their means),
+    'quantiles': [B, A, N]}`"""
     def __init__(self,
                  obs_example,              # a batch of observations, for the input size
                  n_actions: int,           # actions, each with its own quantiles
@@ -56,7 +58,8 @@ class QuantileQNetwork(nn.Module):
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #47240ca6
 class QRLoss:
-    "The quantile Huber loss between the quantiles of the actions taken and the targets `r + γⁿ θ⁻(s', a*)`, `a*` the greedy action of the target's (or, `double`, the online network's) means"
+    """The quantile Huber loss between the quantiles of the actions taken and the targets `r + γⁿ θ⁻(s', a*)`, `a*` the
+    greedy action of the target's (or, `double`, the online network's) means"""
     def __init__(self,
                  online: nn.Module,                    # the quantile Q-network being trained
                  gamma: float = 0.99,                  # discount
@@ -78,7 +81,8 @@ class QRLoss:
 
     def __call__(self, pred: dict, batch: ReplayBatch) -> torch.Tensor:
         s = batch.step
-        loss_B = quantile_huber_loss(pred['quantiles'][torch.arange(len(s.action)), s.action.long()], self.target_quantiles(s), self.online.tau)
+        loss_B = quantile_huber_loss(pred['quantiles'][torch.arange(len(s.action)), s.action.long()],
+                                     self.target_quantiles(s), self.online.tau)
         self.td = loss_B.detach()
         return (loss_B * batch.weight).mean() if batch.weight is not None else loss_B.mean()
 

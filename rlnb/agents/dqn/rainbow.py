@@ -1,4 +1,4 @@
-"""Noisy nets, a dueling distributional head, double n-step targets and prioritized replay: the DQN family's improvements in one agent.
+"""Noisy nets, a dueling distributional head, double n-step targets and prioritized replay, in one agent.
 
 Docs: https://rlnb.github.io/rlnb/agents.dqn.rainbow.html.md"""
 

@@ -1,4 +1,4 @@
-"""DQN with an LSTM (Hausknecht and Stone 2015), trained from sequence replay with R2D2's stored states and burn-in (Kapturowski et al. 2019).
+"""DQN with an LSTM (Hausknecht and Stone 2015), from sequence replay with R2D2's stored states and burn-in.
 
 Docs: https://rlnb.github.io/rlnb/agents.dqn.recurrent.html.md"""
 
@@ -34,7 +34,8 @@ __all__ = ['LSTMQNetwork', 'nstep_targets', 'DRQNLoss', 'DRQNConfig', 'ObsNormCa
 class LSTMQNetwork(nn.Module):
     "Q-values through an LSTM: observations → LSTM → MLP → one value per action; the state is the LSTM's `(h, c)`"
     def __init__(self,
-                 obs_example,                # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 # a batch of observations `[B, O...]` (or a tree of them), for the input size
+                 obs_example,
                  n_actions: int,             # one output per action
                  lstm: int = 64,             # LSTM hidden size
                  hidden=(64,),               # hidden layers of the MLP after the LSTM
@@ -55,7 +56,8 @@ class LSTMQNetwork(nn.Module):
     def forward(self,
                 obs_TB,                               # observations `[T, B, ...]`
                 state: tuple,                         # the state before the first step
-                start_TB                              # bool `[T, B]`: rows whose episode starts there (the state restarts from zeros)
+                # bool `[T, B]`: rows whose episode starts there (the state restarts from zeros)
+                start_TB
                ) -> tuple:
         "Q-values `[T, B, A]` and the state after the last step"
         T, B = start_TB.shape
@@ -77,7 +79,8 @@ def policy(self: LSTMQNetwork,
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #ffe12253
 def nstep_targets(reward_LB,                            # rewards `[L, B]`
                   terminated_LB,                        # bool `[L, B]`: no bootstrap after these steps
-                  truncated_LB,                         # bool `[L, B]`: the episode was cut: bootstrap from the next observation
+                  # bool `[L, B]`: the episode was cut: bootstrap from the next observation
+                  truncated_LB,
                   v_next_LB,                            # `max_a Q⁻(o_{t+1}, a)` of every step `[L, B]`
                   gamma: float,                         # discount
                   n: int = 1,                           # steps summed before the bootstrap
@@ -101,7 +104,8 @@ def nstep_targets(reward_LB,                            # rewards `[L, B]`
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #8154b3b7
 class DRQNLoss(LossCallback):
-    "DQN's Huber TD loss on sequences: burn-in without gradients from the stored state, then the masked errors against n-step targets"
+    """DQN's Huber TD loss on sequences: burn-in without gradients from the stored state, then the masked errors against
+    n-step targets"""
     def __init__(self,
                  net: LSTMQNetwork,                    # the online Q-network
                  target: LSTMQNetwork,                 # its frozen copy, for the bootstrap
@@ -136,10 +140,26 @@ def compute(self: DRQNLoss,
     mask = s.valid.T[b:].float()
     return (F.smooth_l1_loss(q_sa, y, reduction='none') * mask).sum() / mask.sum().clamp(min=1.)
 
+# %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #510db07c
+def _check_sequences(cfg):
+    "A `ValueError` for sequences that cannot be cut, trained on or stored as `cfg` sets them"
+    if cfg.seq_len % cfg.stride:
+        raise ValueError(f'seq_len = {cfg.seq_len} must be a multiple of stride = {cfg.stride} (each window is '
+                         'the last seq_len // stride rollouts).')
+    if cfg.burn_in >= cfg.seq_len:
+        raise ValueError(f'burn_in = {cfg.burn_in} leaves nothing of a {cfg.seq_len}-step sequence to train on: '
+                         'it must be less than seq_len.')
+    if cfg.seq_len > cfg.buffer:
+        raise ValueError(f'A sequence of seq_len = {cfg.seq_len} steps does not fit in a buffer of {cfg.buffer} '
+                         'transitions.')
+    if cfg.bs > cfg.buffer // cfg.seq_len:
+        raise ValueError(f'A buffer of {cfg.buffer} transitions holds {cfg.buffer // cfg.seq_len} sequences of '
+                         f'{cfg.seq_len} steps, fewer than a batch of bs = {cfg.bs}: raise buffer or lower bs.')
+
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #c092e157
 @dataclass
 class DRQNConfig(OffPolicyConfig):
-    "Hyperparameters of DRQN: DQN's, with sequences (length, burn-in, stride) and the LSTM's size; `bs` counts sequences"
+    "Hyperparameters of DRQN: DQN's, with sequences (length, burn-in, stride) and the LSTM; `bs` counts sequences"
     total_steps: int = 150_000    # env steps of the run (all envs)
     n_envs: int = 8               # envs collecting side by side
     eval_every: int = 5_000       # env steps between evaluations
@@ -160,30 +180,31 @@ class DRQNConfig(OffPolicyConfig):
     obs_norm: bool = True         # standardise observations with running statistics
     exploration: EpsilonGreedy = EpsilonGreedy(1., 0.02, 0.2)  # ε from 1 to 0.02 over the first fifth of the run (10a)
     target: HardTarget | SoftTarget = HardTarget(500)  # the target network: a copy every 500 optimizer steps (10b)
-    rollouts = True               # (not a field) its collector yields rollouts of `stride` steps: a runner returns one per request
+    rollouts = True               # (not a field) its collector yields rollouts of `stride` steps
 
     def __post_init__(self):
         OffPolicyConfig.__post_init__(self)
-        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL, stride=POSITIVE_INT,
-                     lstm=POSITIVE_INT, hidden=LAYERS, exploration=(lambda v: isinstance(v, EpsilonGreedy), 'an `EpsilonGreedy`'),
+        check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL,
+                     stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS,
+                     exploration=(lambda v: isinstance(v, EpsilonGreedy), 'an `EpsilonGreedy`'),
                      target=(lambda v: isinstance(v, (HardTarget, SoftTarget)), 'a `HardTarget` or a `SoftTarget`'))
-        if self.seq_len % self.stride: raise ValueError(f'seq_len = {self.seq_len} must be a multiple of stride = {self.stride} (each window is the last seq_len // stride rollouts).')
-        if self.burn_in >= self.seq_len: raise ValueError(f'burn_in = {self.burn_in} leaves nothing of a {self.seq_len}-step sequence to train on: it must be less than seq_len.')
-        if self.seq_len > self.buffer: raise ValueError(f'A sequence of seq_len = {self.seq_len} steps does not fit in a buffer of {self.buffer} transitions.')
-        if self.bs > self.buffer // self.seq_len: raise ValueError(f'A buffer of {self.buffer} transitions holds {self.buffer // self.seq_len} sequences of {self.seq_len} steps, fewer than a batch of bs = {self.bs}: raise buffer or lower bs.')
+        _check_sequences(self)
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #b659467a
 @patch
 def n_batches(self: DRQNConfig) -> int:
     "Batches in the run: `updates` per rollout of `stride` steps, from the first that may train"
-    return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts, self.updates)
+    return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts,
+                            self.updates)
 
-_DRQN_IGNORES = dict(train_every='DRQN trains `updates` batches per window of `stride` steps', **dict.fromkeys(('replay_monitor', 'max_use', 'max_age'), "DRQN's sequence replay has no monitor"))
+_DRQN_IGNORES = dict(train_every='DRQN trains `updates` batches per window of `stride` steps',
+                     **dict.fromkeys(('replay_monitor', 'max_use', 'max_age'), "DRQN's sequence replay has no monitor"))
 
 @patch
 def unused(self: DRQNConfig,
            names) -> list:                        # field names a user set
-    "Those of `names` that have no effect on DRQN: `train_every` (windows set the schedule) and the replay monitor's fields"
+    """Those of `names` that have no effect on DRQN: `train_every` (windows set the schedule) and the replay monitor's
+    fields"""
     return OffPolicyConfig.unused(self, names) + [f'{n} ({_DRQN_IGNORES[n]})' for n in names if n in _DRQN_IGNORES]
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #f816c9ad
@@ -194,16 +215,20 @@ class ObsNormCallback(Callback):
                  norm: ObsNormalizer):                 # the network's input layer
         self.norm = norm
     def before_fit(self): self._col = find_collector(self.learn)
-    def after_env_step(self): self.norm.update(flatten_obs(to_tensor(self._col.last.next_obs)).to(self.norm.mean.device))
+    def after_env_step(self):
+        self.norm.update(flatten_obs(to_tensor(self._col.last.next_obs)).to(self.norm.mean.device))
 
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #c63e6a1e
 class FleetObsNormCallback(ObsNormCallback):
-    "`ObsNormCallback` for Ray runners (`RayCollector`), whose env steps happen out of sight: each rollout's valid rows as it arrives"
+    """`ObsNormCallback` for Ray runners (`RayCollector`), whose env steps happen out of sight: each rollout's valid
+    rows as it arrives"""
     def after_env_step(self): pass   # not fired in the learner's process
     def on_fragment(self):
         r = self._col.item
-        if r is not None: self.norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))[r.valid.flatten()].to(self.norm.mean.device))
+        if r is not None:
+            self.norm.update(flatten_obs(tree_map(lambda o: o.flatten(0, 1),
+                                                  r.obs))[r.valid.flatten()].to(self.norm.mean.device))
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #60abb163
 @patch
@@ -214,16 +239,21 @@ def build(self: DRQNConfig, run: Run) -> RLLearner:
     space = envs.single_action_space
     EpsilonGreedySelector.check_kind(space)   # before anything is built: Discrete actions only, named
     n, obs_example = int(space.n), example_obs(envs)
-    net = seeded_init(seeds[0].int(), lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.torch_device))
+    net = seeded_init(seeds[0].int(),
+                      lambda: LSTMQNetwork(obs_example, n, cfg.lstm, cfg.hidden, cfg.obs_norm).to(cfg.torch_device))
     target = target_copy(net)
     sel = EpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps), seed=seeds[1].int())
     agent = RecurrentAgent(net, sel, space, forward=net.policy)
-    make = lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed, timeout=cfg.execution.env_timeout)
+    make = lambda envs, agent, seed: RecurrentRolloutCollector(envs, agent, cfg.stride, seed=seed,
+                                                               timeout=cfg.execution.env_timeout)
     node, col = collection(cfg, run.env_id, envs, agent, make, seeds[2].int() % 2**31)
     replay = SequenceReplay(cfg.buffer, cfg.seq_len, cfg.bs, cfg.burn_in, seed=seeds[3].int(), device=cfg.torch_device)
-    node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts, cfg.updates)   # windows per runner (asynchronous), or per round of all
-    ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(), run.eval_envs)
+    # windows per runner (asynchronous), or per round of all
+    node = SequenceReplayBatches(SequenceWindows(node, cfg.seq_len, cfg.stride), replay, cfg.learning_starts,
+                                 cfg.updates)
+    ev = evaluator(cfg, run.env_id, RecurrentAgent(net, ArgmaxSelector(), space, forward=net.policy), seeds[4].int(),
+                   run.eval_envs)
     loss = DRQNLoss(net, target, cfg.gamma, cfg.burn_in, cfg.n_step, cfg.lr, cfg.grad_clip)
     norm = [(FleetObsNormCallback if cfg.execution.runners else ObsNormCallback)(net.norm)] if cfg.obs_norm else []
-    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev, [cfg.target.callback(target, net), *norm, *run.cbs],
-                     run.progress)
+    return RLLearner(cfg, net, tn.Loader(node), [loss], col, agent, ev,
+                     [cfg.target.callback(target, net), *norm, *run.cbs], run.progress)

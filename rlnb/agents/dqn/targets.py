@@ -1,4 +1,4 @@
-"""DQN's TD target read from a frozen copy of the Q-network, synced every K updates (hard) or tracked with Polyak averaging (soft), with the pieces of `rlnb.targets`.
+"""DQN's TD target read from a frozen copy of the Q-network, synced (hard) or Polyak-averaged (soft).
 
 Docs: https://rlnb.github.io/rlnb/agents.dqn.targets.html.md"""
 

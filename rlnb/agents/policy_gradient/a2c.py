@@ -1,4 +1,4 @@
-"""Advantage actor-critic: one gradient step per short rollout of every env, on n-step advantages; and, step by step, how an algorithm is added to rlnb.
+"""Advantage actor-critic: one step per short rollout on n-step advantages; how an algorithm is added.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.a2c.html.md"""
 

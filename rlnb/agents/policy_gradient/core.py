@@ -1,4 +1,4 @@
-"""What the on-policy actor-critics share (PPO, REINFORCE, recurrent PPO, A2C): log-probabilities and entropies, GAE, rollouts dealt as minibatches, the loss terms every such loss averages, schedules and diagnostics, the config and the assembly.
+"""What the on-policy actor-critics share: log-probabilities, GAE, minibatches, loss terms, the config.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.core.html.md"""
 
@@ -15,7 +15,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import (Seeder, CheckpointError, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
+from ...core import (Seeder, CheckpointError, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state,
+                       check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
                        UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
 from ...loop import Cycle
 from ...callback import Callback
@@ -36,11 +37,13 @@ __all__ = ['policy_logp_entropy', 'scan_back', 'gae', 'rollout_advantages', 'PGB
            'PGConfig', 'pg_learner']
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e0ee665e
-def policy_logp_entropy(out: dict,                            # the network's output: `logits` (`[B, K, M]` for a product), and/or `mean` and `log_std`
+def policy_logp_entropy(out: dict,                            # `logits` (`[B, K, M]`: a product), `mean`, `log_std`
                         action                                # the actions taken (for Box: the unclipped samples)
                        ) -> tuple:
-    "Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`), Gaussian (`mean`, `log_std`) or product output"
-    if 'logits' in out and (out['logits'].dim() == 3 or 'mean' in out): return product_logp_entropy(out, action)   # a nested action space (`rlnb.actions`)
+    """Log-probability `[B]` of `action` and the policy's entropy `[B]`, for a categorical (`logits`), Gaussian (`mean`,
+    `log_std`) or product output"""
+    # a nested action space (`rlnb.actions`)
+    if 'logits' in out and (out['logits'].dim() == 3 or 'mean' in out): return product_logp_entropy(out, action)
     if 'logits' in out:
         logp_BA = F.log_softmax(out['logits'], -1)
         return logp_BA.gather(-1, action.long()[:, None])[:, 0], -(logp_BA.exp() * logp_BA).sum(-1)
@@ -51,8 +54,10 @@ def policy_logp_entropy(out: dict,                            # the network's ou
 def scan_back(x_TN,                           # the terms x_t, [T, N]: a tensor or a numpy array
               keep_TN                         # the factors k_t, [T, N], of the same kind
              ):
-    "`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`; a CPU tensor whose graph is not recorded runs through numpy (the same bits, 4-5x faster)"
-    if isinstance(x_TN, torch.Tensor) and x_TN.device.type == 'cpu' and not (torch.is_grad_enabled() and (x_TN.requires_grad or keep_TN.requires_grad)):
+    """`acc_t = x_t + k_t · acc_{t+1}` from the last row back (`acc_T = 0`), `[T, N]`; a CPU tensor whose graph is not
+    recorded runs through numpy (the same bits, 4-5x faster)"""
+    graph = torch.is_grad_enabled() and any(getattr(x, 'requires_grad', False) for x in (x_TN, keep_TN))
+    if isinstance(x_TN, torch.Tensor) and x_TN.device.type == 'cpu' and not graph:
         return torch.from_numpy(scan_back(x_TN.detach().numpy(), keep_TN.detach().numpy()))
     xp = np if isinstance(x_TN, np.ndarray) else torch
     acc_TN, acc_N = xp.empty_like(x_TN), xp.zeros_like(x_TN[0])
@@ -80,7 +85,8 @@ def rollout_advantages(r: Rollout,                           # a rollout
                        gamma: float,                         # discount
                        lam: float                            # GAE's λ
                       ) -> tuple:
-    "Advantages and returns `[T, N]` of rollout `r` given the critic's values of its rows and of `r.next_obs`; 0 on auto-reset rows"
+    """Advantages and returns `[T, N]` of rollout `r` given the critic's values of its rows and of `r.next_obs`; 0 on
+    auto-reset rows"""
     next_value_TN = torch.cat([value_TN[1:], last_value_N[None]])
     adv_TN = gae(r.reward, value_TN, next_value_TN, r.terminated, r.terminated | r.truncated, gamma, lam) * r.valid
     return adv_TN, (adv_TN + value_TN) * r.valid
@@ -97,14 +103,16 @@ class PGBatch(NamedTuple):
     mask: torch.Tensor    # [B] float: 1 for transitions, 0 for auto-reset rows
 
 class RewardScaler:
-    "Divides rewards by the running standard deviation of each env's discounted return (SB3's `VecNormalize` reward scaling)"
+    """Divides rewards by the running standard deviation of each env's discounted return (SB3's `VecNormalize` reward
+    scaling)"""
     def __init__(self,
                  gamma: float,                         # discount of the running returns
                  n_envs: int,                          # envs (one running return each)
                  clip: float = 10.0,                   # scaled rewards are clipped to ±clip
                  eps: float = 1e-08):                  # added to the variance
         self.gamma, self.clip, self.eps = gamma, clip, eps
-        self.ret_N, self.mean, self.var, self.count = torch.zeros(n_envs), torch.zeros(()), torch.ones(()), torch.tensor(1e-4)
+        self.ret_N, self.mean = torch.zeros(n_envs), torch.zeros(())
+        self.var, self.count = torch.ones(()), torch.tensor(1e-4)
     def state_dict(self) -> dict: return {k: getattr(self, k).clone() for k in ('ret_N', 'mean', 'var', 'count')}
     def load_state_dict(self, st: dict):
         for k, v in st.items(): setattr(self, k, v.clone())
@@ -120,12 +128,14 @@ def __call__(self: RewardScaler, reward_TN, done_TN, valid_TN) -> torch.Tensor:
         ret_TN[t] = self.ret_N
         self.ret_N = self.ret_N * ~done_TN[t]
     x = ret_TN[valid_TN]
-    if len(x): self.mean, self.var, self.count = merge_moments(self.mean, self.var, self.count, x)   # only the variance scales
+    # only the variance scales
+    if len(x): self.mean, self.var, self.count = merge_moments(self.mean, self.var, self.count, x)
     return (reward_TN / (self.var + self.eps).sqrt()).clamp(-self.clip, self.clip)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #59838a8a
 class OnPolicyBatches(tn.BaseNode):
-    "Turns each `Rollout` from `source` into `n_epochs` shuffled passes of `PGBatch` minibatches of `bs` rows, with GAE advantages"
+    """Turns each `Rollout` from `source` into `n_epochs` shuffled passes of `PGBatch` minibatches of `bs` rows, with
+    GAE advantages"""
     batch_type = PGBatch   # what a prepared rollout is (restored from a checkpoint as this type)
     def __init__(self,
                  source: tn.BaseNode,        # yields `Rollout`s: a `RolloutCollector`
@@ -140,12 +150,14 @@ class OnPolicyBatches(tn.BaseNode):
         if not (0 <= gamma <= 1 and 0 <= lam <= 1): raise ValueError(f'gamma and gae_lambda must be in [0, 1], got '
                                                                      f'{gamma} and {lam}.')
         if n_epochs < 1 or bs < 1: raise ValueError(f'n_epochs and bs must be positive, got {n_epochs} and {bs}.')
-        self.source, self.model, self.gamma, self.lam, self.n_epochs, self.bs, self.seed, self.scaler = source, model, gamma, lam, n_epochs, bs, seed, reward_scaler
+        self.source, self.model, self.gamma, self.lam = source, model, gamma, lam
+        self.n_epochs, self.bs, self.seed, self.scaler = n_epochs, bs, seed, reward_scaler
 
     @staticmethod
     def loss_callback(model: nn.Module, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
         "The loss callback for its minibatches: `loss(model(batch.obs), batch)`"
-        return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: b.obs, get_y=lambda b: b, max_grad_norm=max_grad_norm)
+        return ModelLoss(model, loss, opt_func, lr, get_x=lambda b: b.obs, get_y=lambda b: b,
+                         max_grad_norm=max_grad_norm)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #e780257e
 @patch
@@ -166,9 +178,11 @@ def reset(self: OnPolicyBatches, initial_state: dict | None = None):
     self.perm, self.pos, self.rollouts = st.get('perm'), st.get('pos', 0), st.get('rollouts', 0)
 
 @patch
-def get_state(self: OnPolicyBatches) -> dict:   # the rollout's tensors are never modified in place, so no copies are needed
-    return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler else None,
-                data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos, rollouts=self.rollouts)
+# the rollout's tensors are never modified in place, so no copies are needed
+def get_state(self: OnPolicyBatches) -> dict:
+    return dict(source=self.source.state_dict(), rng=rng_state(self.gen), scaler=self.scaler.state_dict() if self.scaler
+                else None, data=None if self.data is None else self.data._asdict(), perm=self.perm, pos=self.pos,
+                rollouts=self.rollouts)
 
 @patch(as_prop=True)
 def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len(self.data.mask)
@@ -176,7 +190,8 @@ def n_rows(self: OnPolicyBatches) -> int: return 0 if self.data is None else len
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #d7757a0b
 def shares_trunk(model: nn.Module                     # an actor-critic
                 ) -> bool:
-    "Whether policy and value share one feed-forward trunk: then acting computes the value too (one linear layer more), and the update keeps it"
+    """Whether policy and value share one feed-forward trunk: then acting computes the value too (one linear layer
+    more), and the update keeps it"""
     return getattr(model, 'critic', 0) is None and not callable(getattr(model, 'initial_state', None))
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #bcc2fbe5
@@ -184,23 +199,28 @@ def shares_trunk(model: nn.Module                     # an actor-critic
 def observe(self: OnPolicyBatches,
             r: Rollout                                # a rollout the node is about to prepare
            ) -> torch.Tensor:
-    "Update the network's observation statistics (`model.norm`, if any) with `r`'s real rows; `r`'s rewards `[T, N]`, scaled if the node has a `RewardScaler`"
+    """Update the network's observation statistics (`model.norm`, if any) with `r`'s real rows; `r`'s rewards `[T, N]`,
+    scaled if the node has a `RewardScaler`"""
     norm = getattr(self.model, 'norm', None)
     if norm is not None:
-        x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs)); norm.update(x[r.valid.flatten().to(x.device)].to(model_device(self.model)))
+        x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), r.obs))
+        norm.update(x[r.valid.flatten().to(x.device)].to(model_device(self.model)))
     return r.reward if self.scaler is None else self.scaler(r.reward, r.terminated | r.truncated, r.valid)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #cf801c8a
 @patch
 def _prepare(self: OnPolicyBatches, r: Rollout) -> PGBatch:
-    "Flatten rollout `r` into rows with old log-probs, values, advantages and returns, on the model's device (one copy per rollout: minibatches are gathered there)"
+    """Flatten rollout `r` into rows with old log-probs, values, advantages and returns, on the model's device (one copy
+    per rollout: minibatches are gathered there)"""
     T, N = r.reward.shape
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
     dev, norm = model_device(self.model), getattr(self.model, 'norm', None)
-    r = tree_to(r._replace(reward=self.observe(r)), dev, non_blocking=True)   # already there where the collector's agent shares the model's device
+    # already there where the collector's agent shares the model's device
+    r = tree_to(r._replace(reward=self.observe(r)), dev, non_blocking=True)
     obs, action = tree_map(flat, r.obs), flat(r.extra.get('raw_action', r.action))
     with torch.no_grad():
-        if norm is None and shares_trunk(self.model) and {'value', 'logp'} <= r.extra.keys():   # kept while acting: only the bootstrap values are new
+        # kept while acting: only the bootstrap values are new
+        if norm is None and shares_trunk(self.model) and {'value', 'logp'} <= r.extra.keys():
             value = torch.cat([flat(r.extra['value']).float(), self.model(r.next_obs)['value'].float()])
             logp = flat(r.extra['logp'])
         else:
@@ -217,30 +237,38 @@ def next(self: OnPolicyBatches) -> PGBatch:
     if self.data is None or self.pos >= self.n_epochs * M:
         self.data = self._prepare(next(self.source)); self.rollouts += 1
         M = self.n_rows
-        self.perm, self.pos = torch.cat([torch.randperm(M, generator=self.gen) for _ in range(self.n_epochs)]).to(self.data.mask.device), 0
+        self.perm = torch.cat([torch.randperm(M, generator=self.gen)
+                               for _ in range(self.n_epochs)]).to(self.data.mask.device)
+        self.pos = 0
     start, end = self.pos, min(self.pos + self.bs, (self.pos // M + 1) * M)   # minibatches never straddle two epochs
     self.pos = end
-    batch = self.data if end - start == M else tree_index(self.data, self.perm[start:end])   # the whole rollout: row order does not change a mean
+    # the whole rollout: row order does not change a mean
+    batch = self.data if end - start == M else tree_index(self.data, self.perm[start:end])
     dev = model_device(self.model)
-    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)   # (a subclass's rows may be kept on the host)
+    # (a subclass's rows may be kept on the host)
+    return batch if dev.type == 'cpu' else tree_map(lambda x: x.to(dev, non_blocking=True), batch)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #13f604c6
 def mean_weights(mask_B                                # 1 for rows that count, 0 for the rest
                 ) -> torch.Tensor:
-    "Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none); in a learner group, a rank's share of the mean over every rank's rows, times the ranks (so the ranks' average is that mean: `rlnb.group`)"
+    """Weights `[B]` such that `x_B @ w_B` is the mean of `x_B` over the rows where `mask_B` is 1 (0 if there are none);
+    in a learner group, a rank's share of the mean over every rank's rows, times the ranks (so the ranks' average is
+    that mean: `rlnb.group`)"""
     if not in_group(): return mask_B / mask_B.sum().clamp(min=1.)
     return mask_B / group_mean(mask_B.sum()).clamp(min=1. / world_size())
 
 def standardize(x_B,                                  # values
                 w_B                                   # mean weights (`mean_weights`)
                ) -> torch.Tensor:
-    "`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`; in a learner group, over every rank's rows)"
+    """`x_B` shifted and scaled to mean 0 and standard deviation 1 under the weights `w_B` (from `mean_weights`; in a
+    learner group, over every rank's rows)"""
     x_B = x_B - group_mean(x_B @ w_B)
     return x_B / (group_mean((x_B ** 2) @ w_B).sqrt() + 1e-8)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #4a6d5fc2
 class ActorCriticLoss:
-    "A policy-gradient loss with a learned baseline on a `PGBatch`: `-log π(a|s) · A + vf_coef · (V(s) - R)² - ent_coef · H`, averaged over real rows"
+    """A policy-gradient loss with a learned baseline on a `PGBatch`: `-log π(a|s) · A + vf_coef · (V(s) - R)² -
+    ent_coef · H`, averaged over real rows"""
     def __init__(self,
                  vf_coef: float = 0.5,                 # weight of the value loss
                  ent_coef: float = 0.,                 # weight of the entropy bonus
@@ -264,7 +292,7 @@ class ActorCriticLoss:
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #8b9f338b
 class LinearDecayCallback(Callback):
-    "Set the learning rate to `lr · remaining` and the loss's clip range to `clip · remaining`, with `remaining` the unused fraction of `total_steps` env steps"
+    "Set the learning rate to `lr · remaining` and the clip range to `clip · remaining`, the unused share of the run"
     order = -20
     def __init__(self,
                  total_steps: int,                     # the env steps over which both decay to 0
@@ -274,13 +302,13 @@ class LinearDecayCallback(Callback):
         self.total, self.lr, self.clip = total_steps, lr, clip
     def before_fit(self): self._col = find_collector(self.learn)
     def before_batch(self):
-        remaining = max(0., 1. - self._col.env_step / self.total)   # env steps, as the budget counts them (SB3's progress_remaining)
+        remaining = max(0., 1. - self._col.env_step / self.total)   # in env steps (SB3's progress_remaining)
         if self.lr is not None:
             for g in self.learn.opt.param_groups: g['lr'] = self.lr * remaining
         if self.clip is not None: self.learn.loss_func.clip = max(self.clip * remaining, 1e-8)
 
 class PGStatsCallback(Callback):
-    "Log the loss's parts (`pg_loss`, `v_loss`, `entropy`) and, where it has a ratio, `approx_kl` and `clip_frac`, every `every` minibatches"
+    "Log the loss's parts (`pg_loss`, `v_loss`, `entropy`, `approx_kl`, `clip_frac`) every `every` minibatches"
     order = -9
     def __init__(self,
                  every: int = 10):                     # minibatches between logs
@@ -294,12 +322,12 @@ class PGStatsCallback(Callback):
             w_B = mean_weights(m)
             stats['approx_kl'] = (lr_B.exp() - 1 - lr_B) @ w_B
             if clip is not None: stats['clip_frac'] = ((lr_B.exp() - 1).abs() > clip).float() @ w_B
-        for k, v in stats.items(): self.learn.metrics.log(k, v, self._col.env_step)   # tensors: on a GPU they wait to be read with the rest (`Metrics`)
+        for k, v in stats.items(): self.learn.metrics.log(k, v, self._col.env_step)   # tensors, read later on a GPU
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #82b1b4e1
 @dataclass
 class PGConfig(RunConfig):
-    "What the on-policy actor-critic algorithms share (PPO, REINFORCE): rollouts, the network, the optimizer, normalisation"
+    "What the on-policy actor-critics share (PPO, REINFORCE): rollouts, the network, the optimizer, normalisation"
     total_steps: int = 100_000    # env steps of the run
     n_envs: int = 8               # envs collecting side by side (N)
     n_steps: int = 32             # steps per env per rollout (T)
@@ -311,7 +339,7 @@ class PGConfig(RunConfig):
     norm_adv: bool = True         # standardise advantages (per minibatch)
     grad_clip: float | None = 0.5 # max gradient norm (None: no clipping)
     hidden: tuple = (64, 64)      # hidden layer sizes of actor and critic (MLP bodies)
-    net: str = 'mlp'              # the body: 'mlp' (over `hidden`), or 'nature_cnn' (Atari) / 'minatar', shared by policy and value (`rlnb.nets.body`)
+    net: str = 'mlp'              # the shared body: 'mlp' (over `hidden`), 'nature_cnn' (Atari), 'minatar'
     shared: bool = False          # one trunk for actor and critic
     log_std_init: float = 0.      # initial log-std of a Gaussian policy
     obs_norm: bool = False        # standardise observations with running statistics
@@ -319,17 +347,18 @@ class PGConfig(RunConfig):
     eval_every: int = 5_000       # env steps between evaluations
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
 
-    batches = OnPolicyBatches     # the node that deals minibatches from rollouts (not a field: a recurrent config deals whole sequences)
+    batches = OnPolicyBatches     # (not a field) the node that deals minibatches from rollouts
 
     def __post_init__(self):
         RunConfig.__post_init__(self)
-        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'), gamma=UNIT, vf_coef=NON_NEGATIVE,
-                     ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS, log_std_init=FINITE,
-                     net=one_of('mlp', 'nature_cnn', 'minatar'))
+        check_fields(self, n_steps=POSITIVE_INT, lr=LEARNING_RATE, lr_schedule=one_of('linear', 'constant'), gamma=UNIT,
+                     vf_coef=NON_NEGATIVE, ent_coef=NON_NEGATIVE, grad_clip=POSITIVE_OR_NONE, hidden=LAYERS,
+                     log_std_init=FINITE, net=one_of('mlp', 'nature_cnn', 'minatar'))
 
     def network(self, obs_example, space) -> nn.Module:
         "The actor-critic this config trains: an `ActorCritic` (a recurrent config returns its own)"
-        return ActorCritic(obs_example, space, self.hidden, self.shared, log_std_init=self.log_std_init, obs_norm=self.obs_norm, net=self.net)
+        return ActorCritic(obs_example, space, self.hidden, self.shared, log_std_init=self.log_std_init,
+                           obs_norm=self.obs_norm, net=self.net)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #9fea2454
 @patch
@@ -345,25 +374,29 @@ def rollout_batches(self: PGConfig) -> int:
 
 @patch
 def n_batches(self: PGConfig) -> int:
-    "Learner steps of `total_steps / rollout_rows` rollouts (rounded up): what the budget buys where no episode ends, every row an env step"
+    """Learner steps of `total_steps / rollout_rows` rollouts (rounded up): what the budget buys where no episode ends,
+    every row an env step"""
     return math.ceil(self.total_steps / self.rollout_rows()) * self.rollout_batches()
 
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #94cf0e07
 @patch
 def max_batches(self: PGConfig) -> int:
-    "The most the budget can take: at most every other row is an auto-reset row, so two rollouts hold at least one rollout's rows of env steps"
+    """The most the budget can take: at most every other row is an auto-reset row, so two rollouts hold at least one
+    rollout's rows of env steps"""
     return (2 * math.ceil(self.total_steps / self.rollout_rows()) + 1) * self.rollout_batches()
 
 @patch
 def spent(self: PGConfig,
           learn) -> bool:                     # a learner training this config
-    "Whether `learn` has spent the budget: the rollout it trains on is done with, and its env steps have reached `total_steps` (as Stable-Baselines3 counts them)"
+    """Whether `learn` has spent the budget: the rollout it trains on is done with, and its env steps have reached
+    `total_steps` (as Stable-Baselines3 counts them)"""
     k = self.rollout_batches()
-    return learn.opt_step >= self.max_batches() or (learn.opt_step > 0 and learn.opt_step % k == 0 and learn.env_step >= self.total_steps)
+    return learn.opt_step >= self.max_batches() or (learn.opt_step > 0 and learn.opt_step % k == 0
+                                                    and learn.env_step >= self.total_steps)
 
 # %% ../../../nbs/11_agents.policy_gradient.core.ipynb #a0ff31c4
-def pg_learner(cfg: PGConfig,                         # the run's config: rollouts, network (`cfg.network`), minibatches (`cfg.batches`)
+def pg_learner(cfg: PGConfig,                         # rollouts, network (`cfg.network`), minibatches (`cfg.batches`)
                run: Run,                             # what the learner is built for
                loss,                                 # `loss(out, PGBatch) -> scalar`: `PPOLoss` or `ReinforceLoss`
                n_epochs: int,                        # passes over each rollout
@@ -371,21 +404,30 @@ def pg_learner(cfg: PGConfig,                         # the run's config: rollou
                lam: float,                           # GAE's λ
                **batches_kw                          # further arguments of `cfg.batches` (V-trace's ρ̄ and c̄: 11e)
               ) -> RLLearner:
-    "An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a recurrent network gets a `RecurrentAgent` and collector"
+    """An `RLLearner` that trains `cfg.network` on-policy with `loss`, from rollouts of `cfg.n_steps` × `cfg.n_envs`; a
+    recurrent network gets a `RecurrentAgent` and collector"""
     seeds = Seeder(run.seed).spawn(5)
-    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)   # Discrete observations one-hot; unreadable ones refused
+    # Discrete observations one-hot; unreadable ones refused
+    envs = run_envs(run.env_id, cfg.n_envs, run.envs, cfg.execution.runners, cfg)
     space = envs.single_action_space
-    sel = policy_selector(space, seeds[1].int())   # before anything is built: a clear message for unsupported action spaces
+    # before anything is built: a clear message for unsupported action spaces
+    sel = policy_selector(space, seeds[1].int())
     obs_example = example_obs(envs)
     model = seeded_init(seeds[0].int(), lambda: cfg.network(obs_example, space).to(cfg.torch_device))
     recurrent = callable(getattr(model, 'initial_state', None))
     A, C = (RecurrentAgent, RecurrentRolloutCollector) if recurrent else (Agent, RolloutCollector)
-    agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)   # a shared trunk's value is kept for the update
-    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent, seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.execution.env_timeout), seeds[2].int() % 2**31)
-    node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(), reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None, **batches_kw)
-    ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(), run.eval_envs)
+    # a shared trunk's value is kept for the update
+    agent = A(model, sel, space, forward=model if shares_trunk(model) else model.policy)
+    _, col = collection(cfg, run.env_id, envs, agent, lambda envs, agent,
+                        seed: C(envs, agent, cfg.n_steps, seed=seed, timeout=cfg.execution.env_timeout),
+                        seeds[2].int() % 2**31)
+    node = cfg.batches(col, model, cfg.gamma, lam, n_epochs, bs, seed=seeds[3].int(),
+                       reward_scaler=RewardScaler(cfg.gamma, cfg.n_envs) if cfg.reward_norm else None, **batches_kw)
+    ev = evaluator(cfg, run.env_id, A(model, policy_selector(space), space, forward=model.policy), seeds[4].int(),
+                   run.eval_envs)
     clip = getattr(cfg, 'clipping', None)   # PPO's and APPO's clip range may decay too
     decay = LinearDecayCallback(cfg.total_steps, cfg.lr if cfg.lr_schedule == 'linear' else None,
                                 clip.epsilon if clip is not None and clip.schedule == 'linear' else None)
     losses = [cfg.batches.loss_callback(model, loss, lambda p, lr: adam(p, lr, eps=1e-5), cfg.lr, cfg.grad_clip)]
-    return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *run.cbs], run.progress)
+    return RLLearner(cfg, model, tn.Loader(node), losses, col, agent, ev, [PGStatsCallback(), decay, *run.cbs],
+                     run.progress)

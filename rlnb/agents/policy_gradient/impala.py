@@ -1,4 +1,4 @@
-"""Learning that never waits for acting: V-trace corrects for the policy lag of runners that act with older weights, so the learner consumes their rollouts as they arrive.
+"""Learning that never waits for acting: V-trace corrects for the lag of runners that act with old weights.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.impala.html.md"""
 
@@ -16,8 +16,8 @@ from ...core import tree_map, tree_cat, tree_to, check_fields, POSITIVE, POSITIV
 from ...agent import model_device
 from ...data.rollout import Rollout
 from ...rl import RLLearner, Run, Execution
-from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss, policy_logp_entropy, pg_learner,
-                                               scan_back)
+from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss,
+                                              policy_logp_entropy, pg_learner, scan_back)
 from .ppo import PPOLoss, Clip
 
 # %% auto #0
@@ -29,25 +29,31 @@ def vtrace(ratio_TN,                          # π(a_t|x_t) / μ(a_t|x_t): the i
            value_TN,                          # V(x_t), the critic's values of the rows
            bootstrap_N,                       # V(x_T), the critic's values of the observations after the last row
            discount_TN,                       # γ_t: γ, or 0 where the episode terminated (no bootstrap)
-           done_TN=None,                      # where the traces stop: the episode ended, terminated or truncated (None: where discount is 0)
-           rho_bar: float = 1.,               # ρ̄, the truncation of the importance weights in δ_t and in the policy gradient
+           # where the traces stop: the episode ended, terminated or truncated (None: where discount is 0)
+           done_TN=None,
+           # ρ̄, the truncation of the importance weights in δ_t and in the policy gradient
+           rho_bar: float = 1.,
            c_bar: float = 1.,                 # c̄, the truncation of the traces
            lam: float = 1.                    # λ: the traces are λ · min(c̄, π/μ)
           ) -> tuple:
-    "V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]` (Espeholt et al. 2018, §4)"
+    """V-trace targets `vs` `[T, N]` and policy-gradient advantages `ρ_t (r_t + γ_t v_{t+1} - V(x_t))` `[T, N]`
+    (Espeholt et al. 2018, §4)"""
     rho_TN, c_TN = ratio_TN.clamp(max=rho_bar), lam * ratio_TN.clamp(max=c_bar)
     done_TN = discount_TN == 0 if done_TN is None else done_TN
     next_value_TN = torch.cat([value_TN[1:], bootstrap_N[None]])
     delta_TN = rho_TN * (reward_TN + discount_TN * next_value_TN - value_TN)
     vs_TN = value_TN + scan_back(delta_TN, discount_TN * c_TN * ~done_TN)
-    next_vs_TN = torch.where(done_TN, next_value_TN, torch.cat([vs_TN[1:], bootstrap_N[None]]))   # an ended episode bootstraps from V
+    # an ended episode bootstraps from V
+    next_vs_TN = torch.where(done_TN, next_value_TN, torch.cat([vs_TN[1:], bootstrap_N[None]]))
     return vs_TN, rho_TN * (reward_TN + discount_TN * next_vs_TN - value_TN)
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #36d8ee2a
 class VTraceBatches(OnPolicyBatches):
-    "`OnPolicyBatches` with V-trace's advantages and value targets in place of GAE's: computed once per rollout, from the learner's weights when it takes the rollout"
+    """`OnPolicyBatches` with V-trace's advantages and value targets in place of GAE's: computed once per rollout, from
+    the learner's weights when it takes the rollout"""
     def __init__(self,
-                 source: tn.BaseNode,        # yields `Rollout`s acted by a policy selector: their `extra['logp']` is μ's
+                 # yields `Rollout`s acted by a policy selector: their `extra['logp']` is μ's
+                 source: tn.BaseNode,
                  model: nn.Module,           # the `ActorCritic` being trained: π and V come from it
                  gamma: float = 0.99,        # discount
                  lam: float = 1.,            # λ of the traces (1: the paper's V-trace)
@@ -63,23 +69,27 @@ class VTraceBatches(OnPolicyBatches):
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #2235ea29
 @patch
 def _prepare(self: VTraceBatches, r: Rollout) -> PGBatch:
-    "Rollout `r` as rows with μ's log-probs, V(x), and V-trace's advantages and targets `vs` (as `ret`) from the learner's weights now"
+    """Rollout `r` as rows with μ's log-probs, V(x), and V-trace's advantages and targets `vs` (as `ret`) from the
+    learner's weights now"""
     if 'logp' not in r.extra: raise ValueError("V-trace needs the log-probabilities the acting policy gave its actions "
                                                "(the agent's 'logp'): act with a policy selector.")
     T, N = r.reward.shape
     flat = lambda x: x.reshape(T * N, *x.shape[2:])
     r = tree_to(r._replace(reward=self.observe(r)), model_device(self.model), non_blocking=True)
-    obs, action, mu_logp = tree_map(flat, r.obs), flat(r.extra.get('raw_action', r.action)), flat(r.extra['logp']).float()
+    obs = tree_map(flat, r.obs)
+    action, mu_logp = flat(r.extra.get('raw_action', r.action)), flat(r.extra['logp']).float()
     with torch.no_grad():
         out = self.model(tree_cat([obs, r.next_obs]))
         value = out['value'].float()
-        logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action)   # (a shared log_std is shorter than T · N: whole)
-    vs, adv = vtrace((logp - mu_logp).exp().view(T, N), r.reward, value[:T * N].view(T, N), value[T * N:], self.gamma * ~r.terminated,
-                     r.terminated | r.truncated, self.rho_bar, self.c_bar, self.lam)
+        # (a shared log_std is shorter than T · N: whole)
+        logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action)
+    vs, adv = vtrace((logp - mu_logp).exp().view(T, N), r.reward, value[:T * N].view(T, N), value[T * N:],
+                     self.gamma * ~r.terminated, r.terminated | r.truncated, self.rho_bar, self.c_bar, self.lam)
     return PGBatch(obs, action, mu_logp, value[:T * N], adv.flatten(), vs.flatten(), flat(r.valid).float())
 
 # %% ../../../nbs/11e_agents.policy_gradient.impala.ipynb #846f7f85
-_IMPALA_RUNNERS = Execution(async_runners=True, inflight=2)   # V-trace corrects the lag of a rollout acted a version older
+# V-trace corrects the lag of a rollout acted a version older
+_IMPALA_RUNNERS = Execution(async_runners=True, inflight=2)
 
 @dataclass
 class ImpalaConfig(PGConfig):
@@ -105,7 +115,8 @@ class ImpalaConfig(PGConfig):
                      clipping=(lambda v: v is None or isinstance(v, Clip), 'None or a `Clip`'))
 
     def loss(self) -> ActorCriticLoss | PPOLoss:
-        "The loss this config trains with on V-trace's advantages: IMPALA's `ActorCriticLoss`, or with `clipping` APPO's `PPOLoss`"
+        """The loss this config trains with on V-trace's advantages: IMPALA's `ActorCriticLoss`, or with `clipping`
+        APPO's `PPOLoss`"""
         if self.clipping is None: return ActorCriticLoss(self.vf_coef, self.ent_coef, self.norm_adv)
         return self.clipping.loss(self.vf_coef, self.ent_coef, self.norm_adv)
 

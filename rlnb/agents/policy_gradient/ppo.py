@@ -1,4 +1,4 @@
-"""Proximal Policy Optimization: an actor-critic trained on its own rollouts with GAE advantages and a clipped surrogate objective, for discrete and continuous actions.
+"""Proximal Policy Optimization: an actor-critic on its own rollouts, GAE and a clipped surrogate objective.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.ppo.html.md"""
 
@@ -12,7 +12,8 @@ from fastcore.basics import patch
 import torch
 from ...core import (check_fields, one_of, POSITIVE_INT, POSITIVE, UNIT, POSITIVE_OR_NONE)
 from ...rl import RLLearner, Run
-from .core import PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize, pg_learner
+from .core import (PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize,
+                                              pg_learner)
 
 # %% auto #0
 __all__ = ['clipped_surrogate', 'PPOLoss', 'Clip', 'PPOConfig']
@@ -45,19 +46,23 @@ class PPOLoss:
         pg = -(clipped_surrogate(log_ratio_B.exp(), adv_B, self.clip) @ w_B)
         v_B = out['value']
         err_B = (v_B - b.ret) ** 2
-        if self.clip_vf is not None: err_B = torch.maximum(err_B, (b.value + (v_B - b.value).clamp(-self.clip_vf, self.clip_vf) - b.ret) ** 2)
+        if self.clip_vf is not None:
+            err_B = torch.maximum(err_B, (b.value + (v_B - b.value).clamp(-self.clip_vf, self.clip_vf) - b.ret) ** 2)
         vf, ent = err_B @ w_B, ent_B @ w_B
-        self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(), entropy=ent.detach())
+        self.parts = dict(log_ratio=log_ratio_B.detach(), mask=b.mask, pg_loss=pg.detach(), v_loss=vf.detach(),
+                          entropy=ent.detach())
         return pg + self.vf_coef * vf - self.ent_coef * ent
 
 # %% ../../../nbs/11a_agents.policy_gradient.ppo.ipynb #clip11ax
 @dataclass(frozen=True)
 class Clip:
-    "PPO's clipping: the probability ratio kept within 1 ± `epsilon`; with `value`, the value within that of its old estimate"
+    """PPO's clipping: the probability ratio kept within 1 ± `epsilon`; with `value`, the value within that of its old
+    estimate"""
     epsilon: float = 0.2          # ε of the clipped surrogate (at the start, with schedule 'linear')
     schedule: str = 'linear'      # 'linear' (ε to 0 over the run) or 'constant'
     value: float | None = None    # clip range of the value around its old estimate (None: unclipped)
-    def __post_init__(self): check_fields(self, epsilon=POSITIVE, schedule=one_of('linear', 'constant'), value=POSITIVE_OR_NONE)
+    def __post_init__(self):
+        check_fields(self, epsilon=POSITIVE, schedule=one_of('linear', 'constant'), value=POSITIVE_OR_NONE)
 
     def loss(self, vf_coef: float, ent_coef: float, norm_adv: bool) -> PPOLoss:
         "The clipped loss with these coefficients"

@@ -1,4 +1,4 @@
-"""PPO with an LSTM policy and critic: the state is carried through acting, stored at the start of each rollout, and the update re-runs whole env sequences through the network, restarting the state where an episode starts.
+"""PPO with an LSTM policy and critic: the state carried through acting and re-run over whole sequences.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.recurrent.html.md"""
 
@@ -31,7 +31,8 @@ class SequenceLoss(ModelLoss):
         return self.model(batch.obs, batch.state, batch.start)
 
 class SequenceBatch(NamedTuple):
-    "Whole env sequences for a recurrent policy-gradient update: the network's inputs `[T, B, ...]`; per-row fields flattened time-major `[T·B]`"
+    """Whole env sequences for a recurrent policy-gradient update: the network's inputs `[T, B, ...]`; per-row fields
+    flattened time-major `[T·B]`"""
     obs: Any              # [T, B, O...]
     state: Any            # [B, ...]: the recurrent state before the first row
     start: torch.Tensor   # [T, B] bool: rows whose episode starts there
@@ -43,7 +44,8 @@ class SequenceBatch(NamedTuple):
     mask: torch.Tensor    # [T·B] float: 1 for transitions, 0 for auto-reset rows
 
 class SequenceBatches(OnPolicyBatches):
-    "Turns each `Rollout` from a `RecurrentRolloutCollector` into `n_epochs` shuffled passes of minibatches of `bs // T` whole env sequences"
+    """Turns each `Rollout` from a `RecurrentRolloutCollector` into `n_epochs` shuffled passes of minibatches of `bs //
+    T` whole env sequences"""
     batch_type = SequenceBatch
     @staticmethod
     def loss_callback(model: nn.Module, loss, opt_func, lr: float, max_grad_norm: float | None) -> ModelLoss:
@@ -58,13 +60,15 @@ def _prepare(self: SequenceBatches, r: Rollout) -> SequenceBatch:
     dev, reward = model_device(self.model), self.observe(r)
     action = r.extra.get('raw_action', r.action)
     obs = tree_map(lambda o, n: torch.cat([o, n[None]]), r.obs, r.next_obs)   # [T + 1, N]: the bootstrap row last
-    start = torch.cat([r.episode_start, ~r.valid[-1:]])                        # it starts an episode after an auto-reset row
+    # it starts an episode after an auto-reset row
+    start = torch.cat([r.episode_start, ~r.valid[-1:]])
     with torch.no_grad():
         out = self.model(tree_map(lambda x: x.to(dev), obs), tree_map(lambda x: x.to(dev), r.state), start.to(dev))
         value = out['value'].float().cpu().view(T + 1, N)
         logp, _ = policy_logp_entropy({k: v[:T * N] for k, v in out.items()}, action.flatten(0, 1).to(dev))
     adv, ret = rollout_advantages(r._replace(reward=reward), value[:T], value[T], self.gamma, self.lam)
-    return SequenceBatch(r.obs, tree_map(lambda x: x.cpu(), r.state), r.episode_start, action, logp.cpu().view(T, N), value[:T], adv, ret, r.valid.float())
+    return SequenceBatch(r.obs, tree_map(lambda x: x.cpu(), r.state), r.episode_start, action, logp.cpu().view(T, N),
+                         value[:T], adv, ret, r.valid.float())
 
 @patch
 def next(self: SequenceBatches) -> SequenceBatch:
@@ -109,7 +113,8 @@ class RecurrentPPOConfig(PPOConfig):
 @patch
 def network(self: RecurrentPPOConfig, obs_example, space) -> nn.Module:
     "The `LSTMActorCritic` this config trains"
-    return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init, obs_norm=self.obs_norm)
+    return LSTMActorCritic(obs_example, space, self.lstm, self.hidden, self.critic_lstm, log_std_init=self.log_std_init,
+                           obs_norm=self.obs_norm)
 
 @patch
 def rollout_batches(self: RecurrentPPOConfig) -> int:

@@ -1,4 +1,4 @@
-"""The original policy gradient with a learned value baseline and an entropy bonus: PPO's pipeline with λ = 1, one gradient step per rollout, and no ratio.
+"""The original policy gradient, with a learned value baseline and an entropy bonus: PPO with λ = 1.
 
 Docs: https://rlnb.github.io/rlnb/agents.policy_gradient.reinforce.html.md"""
 
@@ -18,7 +18,8 @@ __all__ = ['ReinforceLoss', 'ReinforceConfig']
 
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #c93db953
 class ReinforceLoss(ActorCriticLoss):
-    "REINFORCE's loss: `ActorCriticLoss` with the advantage read as the Monte-Carlo return minus the baseline, `G_t - V(s_t)`"
+    """REINFORCE's loss: `ActorCriticLoss` with the advantage read as the Monte-Carlo return minus the baseline, `G_t -
+    V(s_t)`"""
     def advantages(self,
                    b: PGBatch                          # the minibatch
                   ) -> torch.Tensor:
@@ -28,7 +29,8 @@ class ReinforceLoss(ActorCriticLoss):
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #4a28f52a
 @dataclass
 class ReinforceConfig(PGConfig):
-    "Hyperparameters of REINFORCE with a learned baseline: `PGConfig`'s, one gradient step per rollout of T × N rows, a constant learning rate"
+    """Hyperparameters of REINFORCE with a learned baseline: `PGConfig`'s, one gradient step per rollout of T × N rows,
+    a constant learning rate"""
     lr_schedule: str = 'constant' # 'linear' (to 0 over the run) or 'constant'
 
     def rollout_batches(self) -> int:
@@ -38,6 +40,7 @@ class ReinforceConfig(PGConfig):
 # %% ../../../nbs/11b_agents.policy_gradient.reinforce.ipynb #02017008
 @patch
 def build(self: ReinforceConfig, run: Run) -> RLLearner:
-    "An `RLLearner` that trains REINFORCE with a value baseline with this config, for `run`: `pg_learner` with λ = 1 and one batch of the whole rollout"
+    """An `RLLearner` that trains REINFORCE with a value baseline with this config, for `run`: `pg_learner` with λ = 1
+    and one batch of the whole rollout"""
     loss = ReinforceLoss(self.vf_coef, self.ent_coef, self.norm_adv)
     return pg_learner(self, run, loss, n_epochs=1, bs=self.n_steps * self.n_envs, lam=1.)

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTION
+from .core import Seeder, check_fields, rng_state, set_rng_state, LAYERS, FRACTION, EnvSteps, LearnerSteps
 from .agent import Selector, Agent, space_kind, first_leaf
 from .loss import LossCallback
 from .fast import adam
@@ -144,10 +144,10 @@ class CriticLoss(LossCallback):
 class ContinuousConfig(OffPolicyConfig):
     """`OffPolicyConfig` plus what the actor-critics for Box actions share: the targets' Polyak rate and the networks'
     layers"""
-    total_steps: int = 20_000     # env steps of the run
-    eval_every: int = 1_000       # env steps between evaluations
+    total_steps: EnvSteps = 20_000  # env steps of the run
+    eval_every: EnvSteps = 1_000  # env steps between evaluations
     lr: float = 3e-4              # Adam learning rate of every optimizer
-    learning_starts: int = 100    # random actions (and stored transitions) before the first update
+    learning_starts: EnvSteps = 100  # random actions (and stored transitions) before the first update
     tau: float = 0.005            # Polyak rate of the target networks: θ⁻ ← τθ + (1 - τ)θ⁻
     hidden: tuple = (256, 256)    # hidden layer sizes of the actor and of each critic
 

@@ -17,15 +17,19 @@ import torch
 import torch.utils._pytree as _pt
 
 # %% auto #0
-__all__ = ['SHAPE_LEGEND', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_INT', 'NON_NEGATIVE_INT', 'UNIT', 'FRACTION',
-           'LEARNING_RATE', 'BOOL', 'POSITIVE', 'NON_NEGATIVE', 'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE',
-           'LAYERS', 'tree_map', 'tree_leaves', 'tree_stack', 'tree_cat', 'tree_index', 'tree_unstack', 'tree_to',
-           'Step', 'Seeder', 'rng_state', 'set_rng_state', 'seed_everything', 'global_rng_state',
-           'set_global_rng_state', 'suite_threads', 'CheckpointError', 'atomic_write', 'package_versions',
-           'save_checkpoint', 'load_checkpoint', 'one_of', 'check_fields']
+__all__ = ['SHAPE_LEGEND', 'EnvSteps', 'LearnerSteps', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'POSITIVE_INT',
+           'NON_NEGATIVE_INT', 'UNIT', 'FRACTION', 'LEARNING_RATE', 'BOOL', 'POSITIVE', 'NON_NEGATIVE',
+           'POSITIVE_OR_NONE', 'FINITE_OR_NONE', 'FINITE', 'LAYERS', 'tree_map', 'tree_leaves', 'tree_stack',
+           'tree_cat', 'tree_index', 'tree_unstack', 'tree_to', 'Step', 'Seeder', 'rng_state', 'set_rng_state',
+           'seed_everything', 'global_rng_state', 'set_global_rng_state', 'suite_threads', 'CheckpointError',
+           'atomic_write', 'package_versions', 'save_checkpoint', 'load_checkpoint', 'one_of', 'check_fields']
 
 # %% ../nbs/00_core.ipynb #bb85c191
 SHAPE_LEGEND = dict(T='time', B='batch', N='envs', A='actions', Z='atoms', O='observation features')
+
+# %% ../nbs/00_core.ipynb #26584561
+EnvSteps = int       # a count of env steps: actions taken in live episodes (an auto-reset row is none)
+LearnerSteps = int   # a count of learner steps: batches, each one step of every loss that is due
 
 # %% ../nbs/00_core.ipynb #a59e6bf9
 _ARRAYS = (torch.Tensor, np.ndarray)

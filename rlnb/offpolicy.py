@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from fastcore.basics import patch
 from typing import Callable
 import torchdata.nodes as tn
-from .core import check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, LEARNING_RATE, POSITIVE_OR_NONE
+from .core import (check_fields, POSITIVE_INT, NON_NEGATIVE_INT, UNIT, LEARNING_RATE, POSITIVE_OR_NONE, EnvSteps,
+                       LearnerSteps)
 from .loop import Cycle
 from .callback import Callback
 from .data.collector import find_collector
@@ -104,12 +105,12 @@ class OffPolicyConfig(RunConfig):
     buffer: int = 1_000_000       # replay capacity
     gamma: float = 0.99           # discount
     # transitions stored (and, for continuous control, random actions taken) before the first update
-    learning_starts: int = 1_000
-    train_every: int = 1          # env steps per round of updates
+    learning_starts: EnvSteps = 1_000
+    train_every: EnvSteps = 1     # env steps per round of updates
     updates: int = 1              # gradient steps per round
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
     # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
-    replay_monitor: int = 0
+    replay_monitor: LearnerSteps = 0
     tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
     # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
     rollouts = False

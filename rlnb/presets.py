@@ -401,11 +401,13 @@ def learner_policy(learn: RLLearner):               # a run's learner, its `meta
 # %% ../nbs/19b_presets.ipynb #ba4caa79
 _KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'),
           'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
+_UNITS = {'EnvSteps': 'int', 'LearnerSteps': 'int'}   # counts of steps (`rlnb.core`): integers
 
 # %% ../nbs/19b_presets.ipynb #23596bba
 def _read(text: str, kind: str):
     "`text` as a value of the annotated type `kind`, or ValueError"
     t, base = text.strip(), kind.replace(' | None', '').replace('None | ', '')
+    base = _UNITS.get(base, base)
     if t.lower() in ('none', 'null') and 'None' in kind: return None
     if base == 'bool':
         if t.lower() in ('true', 'yes', '1', 'false', 'no', '0'): return t.lower() in ('true', 'yes', '1')
@@ -446,7 +448,8 @@ def parse_settings(cfg: RunConfig,                       # the config whose fiel
         kind = _kind(cfg, name, algo)
         try: out[name] = _read(text, kind)
         except ValueError:
-            what, eg = _KINDS.get(kind.replace(' | None', ''), ('a value', ''))
+            base = kind.replace(' | None', '')
+            what, eg = _KINDS.get(_UNITS.get(base, base), ('a value', ''))
             none = ' or none' if 'None' in kind else ''
             raise ValueError(f"--set {s}: {name} takes {what}{none} (e.g. --set {name}={eg}), "
                              f"not {text!r}.") from None

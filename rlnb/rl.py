@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 from .core import (tree_map, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, POSITIVE, FINITE_OR_NONE,
-                       BOOL)
+                       BOOL, EnvSteps)
 from .loop import CancelFitException
 from .callback import Callback, Recorder, ProgressCallback, Stop
 from .learner import Learner, pipeline
@@ -68,9 +68,9 @@ class Execution:
 @dataclass
 class RunConfig:
     "What every run has: a budget of env steps, envs, an evaluation schedule, a threshold, and how it executes"
-    total_steps: int = 100_000    # env steps of the run
+    total_steps: EnvSteps = 100_000  # env steps of the run
     n_envs: int = 1               # envs collecting side by side
-    eval_every: int = 5_000       # env steps between evaluations
+    eval_every: EnvSteps = 5_000  # env steps between evaluations
     eval_episodes: int = 20       # episodes per evaluation
     eval_envs: int = 10           # envs the evaluator runs side by side
     threshold: float | None = None  # evaluation mean that counts as solved (None: no threshold)

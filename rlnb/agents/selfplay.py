@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 import torchdata.nodes as tn
-from ..core import Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, POSITIVE, LAYERS, BOOL, UNIT
+from ..core import (Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, POSITIVE, LAYERS, BOOL,
+                       UNIT, EnvSteps, LearnerSteps)
 from ..loss import ModelLoss
 from ..agent import Agent, LinearSchedule
 from ..fast import adam
@@ -181,14 +182,14 @@ class SelfPlayConfig(OffPolicyConfig):
     seat)"""
     opponent: object = SelfOpponent()  # whom the network plays: `SelfOpponent`, `PoolOpponent` or `RivalOpponent`
     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
-    total_steps: int = 60_000
+    total_steps: EnvSteps = 60_000
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
     bs: int = 128                 # transitions per gradient step
     grad_clip: float | None = None  # no gradient clipping
     buffer: int = 50_000          # replay capacity
-    learning_starts: int = 1_000  # transitions stored before the first update
-    train_every: int = 1          # transitions per round of updates
+    learning_starts: EnvSteps = 1_000  # transitions stored before the first update
+    train_every: EnvSteps = 1     # transitions per round of updates
     updates: int = 1              # updates per round
     hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
     # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
@@ -199,7 +200,7 @@ class SelfPlayConfig(OffPolicyConfig):
     head: LinearHead = LinearHead('mse')   # the TD loss on the board network's Q-values (10a)
     target: object = HardTarget(500)   # a target network, copied every 500 updates: `HardTarget`, `SoftTarget` or None
     exploration: EpsilonGreedy = EpsilonGreedy(end=0.1, fraction=0.5)   # ε 1 -> 0.1 over half the run: new positions
-    eval_every: int = 10_000      # transitions between evaluations
+    eval_every: EnvSteps = 10_000  # transitions between evaluations
     eval_episodes: int = 100      # greedy games per seat at each evaluation
     eval_opponent: str = 'random' # whom they are against: a player of `HEURISTICS` ('random', 'minimax', 'lookahead')
     eval_envs: int = 8            # games played at once in evaluation

@@ -18,6 +18,7 @@ from ..rl import RLLearner, Run
 from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import BoxSelector, CriticLoss, ContinuousConfig, ActorCriticParts, continuous_learner
 from ..group import group_randn
+from ..core import EnvSteps, LearnerSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
 __all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',

@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Step, Seeder, check_fields, one_of, POSITIVE_INT, NON_NEGATIVE_INT, NON_NEGATIVE, POSITIVE, UNIT,
-                       LAYERS, FRACTION)
+                       LAYERS, FRACTION, EnvSteps, LearnerSteps)
 from ...callback import Callback
 from ...loss import ModelLoss
 from ...agent import Agent, EpsilonGreedySelector, ArgmaxSelector, LinearSchedule
@@ -147,16 +147,16 @@ class LinearHead:
 @dataclass
 class DQNConfig(OffPolicyConfig):
     "Hyperparameters of the DQN family: the budget, the replay and its schedule, the network's body, then its parts"
-    total_steps: int = 50_000      # env steps of the run
-    eval_every: int = 2_000        # env steps between evaluations
+    total_steps: EnvSteps = 50_000  # env steps of the run
+    eval_every: EnvSteps = 2_000   # env steps between evaluations
     threshold: float | None = 475  # evaluation mean that counts as solved (CartPole-v1: 475)
     lr: float = 2.3e-3             # Adam learning rate
     bs: int = 64                   # transitions per gradient step
     buffer: int = 100_000          # replay capacity
     gamma: float = 0.99            # discount
     n_step: int = 1                # n-step returns (1: one-step TD targets)
-    learning_starts: int = 1_000   # transitions stored before the first update
-    train_every: int = 256         # env steps per round of updates
+    learning_starts: EnvSteps = 1_000  # transitions stored before the first update
+    train_every: EnvSteps = 256    # env steps per round of updates
     updates: int = 128             # gradient steps per round
     hidden: tuple = (256, 256)     # hidden layers of the MLP body
     net: str = 'mlp'               # the body: 'mlp', 'nature_cnn' (Atari) or 'minatar' (`rlnb.nets.body`)

@@ -12,7 +12,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS
+from ...core import (Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS, EnvSteps,
+                       LearnerSteps)
 from ...loss import LossCallback
 from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector
 from ...data.recurrent import RecurrentRolloutCollector
@@ -160,15 +161,15 @@ def _check_sequences(cfg):
 @dataclass
 class DRQNConfig(OffPolicyConfig):
     "Hyperparameters of DRQN: DQN's, with sequences (length, burn-in, stride) and the LSTM; `bs` counts sequences"
-    total_steps: int = 150_000    # env steps of the run (all envs)
+    total_steps: EnvSteps = 150_000  # env steps of the run (all envs)
     n_envs: int = 8               # envs collecting side by side
-    eval_every: int = 5_000       # env steps between evaluations
+    eval_every: EnvSteps = 5_000  # env steps between evaluations
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole: 475)
     lr: float = 1e-3              # Adam learning rate
     bs: int = 32                  # sequences per batch
     buffer: int = 100_000         # transitions kept (as buffer // seq_len sequences)
     gamma: float = 0.99           # discount
-    learning_starts: int = 5_000  # env steps collected before the first update
+    learning_starts: EnvSteps = 5_000  # env steps collected before the first update
     updates: int = 16             # batches per window of `stride` steps of every env
     grad_clip: float | None = 10. # max gradient norm
     seq_len: int = 20             # steps per stored sequence

@@ -11,6 +11,7 @@ from fastcore.basics import patch
 from ...core import check_fields, UNIT
 from ...rl import RLLearner, Run
 from .core import PGConfig, ActorCriticLoss, pg_learner
+from ...core import EnvSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
 __all__ = ['A2CConfig']

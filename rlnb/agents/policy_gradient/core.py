@@ -17,7 +17,7 @@ import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Seeder, CheckpointError, tree_map, tree_index, tree_cat, tree_to, rng_state, set_rng_state,
                        check_fields, one_of, POSITIVE_INT, NON_NEGATIVE,
-                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS)
+                       UNIT, LEARNING_RATE, POSITIVE_OR_NONE, FINITE, LAYERS, EnvSteps)
 from ...loop import Cycle
 from ...callback import Callback
 from ...loss import ModelLoss
@@ -328,7 +328,7 @@ class PGStatsCallback(Callback):
 @dataclass
 class PGConfig(RunConfig):
     "What the on-policy actor-critics share (PPO, REINFORCE): rollouts, the network, the optimizer, normalisation"
-    total_steps: int = 100_000    # env steps of the run
+    total_steps: EnvSteps = 100_000  # env steps of the run
     n_envs: int = 8               # envs collecting side by side (N)
     n_steps: int = 32             # steps per env per rollout (T)
     lr: float = 1e-3              # Adam learning rate (at the start, with lr_schedule 'linear')
@@ -344,7 +344,7 @@ class PGConfig(RunConfig):
     log_std_init: float = 0.      # initial log-std of a Gaussian policy
     obs_norm: bool = False        # standardise observations with running statistics
     reward_norm: bool = False     # scale rewards by the running std of the discounted return
-    eval_every: int = 5_000       # env steps between evaluations
+    eval_every: EnvSteps = 5_000  # env steps between evaluations
     threshold: float | None = 475 # evaluation mean that counts as solved (CartPole-v1: 475)
 
     batches = OnPolicyBatches     # (not a field) the node that deals minibatches from rollouts

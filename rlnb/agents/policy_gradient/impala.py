@@ -19,6 +19,7 @@ from ...rl import RLLearner, Run, Execution
 from .core import (PGConfig, PGBatch, OnPolicyBatches, RewardScaler, ActorCriticLoss,
                                               policy_logp_entropy, pg_learner, scan_back)
 from .ppo import PPOLoss, Clip
+from ...core import EnvSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
 __all__ = ['vtrace', 'VTraceBatches', 'ImpalaConfig', 'APPOConfig']

@@ -14,6 +14,7 @@ from ...core import (check_fields, one_of, POSITIVE_INT, POSITIVE, UNIT, POSITIV
 from ...rl import RLLearner, Run
 from .core import (PGConfig, PGBatch, policy_logp_entropy, mean_weights, standardize,
                                               pg_learner)
+from ...core import EnvSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
 __all__ = ['clipped_surrogate', 'PPOLoss', 'Clip', 'PPOConfig']

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from fastcore.basics import patch
 import torch
 from torch import nn
-from ...core import tree_map, check_fields, POSITIVE_INT, BOOL
+from ...core import tree_map, check_fields, POSITIVE_INT, BOOL, EnvSteps
 from ...loss import ModelLoss
 from ...agent import model_device
 from ...data.rollout import Rollout
@@ -90,12 +90,12 @@ def next(self: SequenceBatches) -> SequenceBatch:
 @dataclass
 class RecurrentPPOConfig(PPOConfig):
     "Hyperparameters of recurrent PPO (defaults: rl-baselines3-zoo's RecurrentPPO on CartPoleNoVel-v1)"
-    total_steps: int = 100_000    # env steps of the run
+    total_steps: EnvSteps = 100_000  # env steps of the run
     hidden: tuple = (64,)         # hidden layers of the MLPs after the LSTMs
     lstm: int = 64                # LSTM hidden size
     critic_lstm: bool = True      # the critic has its own LSTM (False: it reads the actor's)
     obs_norm: bool = True         # standardise observations with running statistics
-    eval_every: int = 5_000       # env steps between evaluations
+    eval_every: EnvSteps = 5_000  # env steps between evaluations
     batches = SequenceBatches     # minibatches of whole env sequences (not a field)
 
     def __post_init__(self):

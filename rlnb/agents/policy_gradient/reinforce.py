@@ -12,6 +12,7 @@ import torch
 from fastcore.basics import patch
 from ...rl import RLLearner, Run
 from .core import PGConfig, PGBatch, ActorCriticLoss, pg_learner
+from ...core import EnvSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
 __all__ = ['ReinforceLoss', 'ReinforceConfig']

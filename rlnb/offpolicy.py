@@ -20,7 +20,7 @@ from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
 from .rl import RunConfig
 
 # %% auto #0
-__all__ = ['off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'OffPolicyConfig']
+__all__ = ['off_policy_batches', 'OffPolicyBatches', 'ReplayRatioCallback', 'ReplayConfig', 'OffPolicyConfig']
 
 # %% ../nbs/07f_offpolicy.ipynb #807cd47d
 def off_policy_batches(total_steps: int,                     # env steps of the run
@@ -97,40 +97,47 @@ def learner_cbs(self: OffPolicyBatches) -> list:
 
 # %% ../nbs/07f_offpolicy.ipynb #b814df09
 @dataclass
-class OffPolicyConfig(RunConfig):
-    """`RunConfig` plus what every off-policy run has: a replay, a batch size, a discount, a learning rate and the
-    schedule of updates"""
+class ReplayConfig(RunConfig):
+    "`RunConfig` plus what every replay-based run has: a replay, a batch size, a discount, a learning rate, a start"
     lr: float = 1e-3              # Adam learning rate (of every optimizer)
     bs: int = 256                 # transitions per gradient step
     buffer: int = 1_000_000       # replay capacity
     gamma: float = 0.99           # discount
     # transitions stored (and, for continuous control, random actions taken) before the first update
     learning_starts: EnvSteps = 1_000
-    train_every: EnvSteps = 1     # env steps per round of updates
     updates: int = 1              # gradient steps per round
     grad_clip: float | None = None  # max gradient norm of each loss (None: no clipping)
-    # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
-    replay_monitor: LearnerSteps = 0
     tolerates_lag = True          # (not a field) a replay's transitions were acted by older weights anyway
     # (not a field) its collector yields rollouts (DRQN): a runner returns one per request, not `fragment` env steps
     rollouts = False
-    max_use: int | None = None    # evict a stored transition after this many samples (None: never)
-    # evict a stored transition collected more than this many policy versions ago (None: never)
-    max_age: int | None = None
 
     def __post_init__(self):
         RunConfig.__post_init__(self)
-        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'train_every', 'updates'), POSITIVE_INT), gamma=UNIT,
-                     lr=LEARNING_RATE,
-                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE, replay_monitor=NON_NEGATIVE_INT,
-                     **dict.fromkeys(('max_use', 'max_age'),
-                                     (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
+        check_fields(self, **dict.fromkeys(('bs', 'buffer', 'updates'), POSITIVE_INT), gamma=UNIT, lr=LEARNING_RATE,
+                     learning_starts=NON_NEGATIVE_INT, grad_clip=POSITIVE_OR_NONE)
         name = type(self).__name__
         if self.bs > self.buffer: raise ValueError(f'{name}.bs = {self.bs} is out of range: a batch cannot be larger '
                                                    f'than the buffer ({self.buffer:,}).')
         if self.learning_starts > self.buffer:
             raise ValueError(f'{name}.learning_starts = {self.learning_starts:,} is out of range: the buffer holds '
                              f'{self.buffer:,}, so learning would never start; raise buffer or lower learning_starts.')
+
+# %% ../nbs/07f_offpolicy.ipynb #8b851496
+@dataclass
+class OffPolicyConfig(ReplayConfig):
+    "`ReplayConfig` for transitions: rounds of `updates` every `train_every` env steps, and the replay's monitor"
+    train_every: EnvSteps = 1     # env steps per round of updates
+    # learner steps between readings of the replay's monitor in the metrics (0: no readings; `rlnb.memory.monitor`)
+    replay_monitor: LearnerSteps = 0
+    max_use: int | None = None    # evict a stored transition after this many samples (None: never)
+    # evict a stored transition collected more than this many policy versions ago (None: never)
+    max_age: int | None = None
+
+    def __post_init__(self):
+        ReplayConfig.__post_init__(self)
+        check_fields(self, train_every=POSITIVE_INT, replay_monitor=NON_NEGATIVE_INT,
+                     **dict.fromkeys(('max_use', 'max_age'),
+                                     (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
 
 # %% ../nbs/07f_offpolicy.ipynb #e0dc8f2f
 @patch

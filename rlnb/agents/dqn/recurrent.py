@@ -12,8 +12,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 import torchdata.nodes as tn
-from ...core import (Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS, EnvSteps,
-                       LearnerSteps)
+from ...core import (Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS, EnvSteps)
 from ...loss import LossCallback
 from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector
 from ...data.recurrent import RecurrentRolloutCollector
@@ -23,7 +22,7 @@ from ...callback import Callback
 from ...data.collector import find_collector, to_tensor
 from ...nets import mlp, ObsNormalizer, run_lstm, flatten_obs
 from ...rl import RLLearner, Run, run_envs, example_obs, seeded_init, evaluator, collection
-from ...offpolicy import OffPolicyConfig
+from ...offpolicy import ReplayConfig
 from .core import EpsilonGreedy
 from .targets import HardTarget, SoftTarget
 from ...targets import target_copy, TargetNetworkCallback, HardUpdate
@@ -159,7 +158,7 @@ def _check_sequences(cfg):
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #c092e157
 @dataclass
-class DRQNConfig(OffPolicyConfig):
+class DRQNConfig(ReplayConfig):
     "Hyperparameters of DRQN: DQN's, with sequences (length, burn-in, stride) and the LSTM; `bs` counts sequences"
     total_steps: EnvSteps = 150_000  # env steps of the run (all envs)
     n_envs: int = 8               # envs collecting side by side
@@ -184,7 +183,7 @@ class DRQNConfig(OffPolicyConfig):
     rollouts = True               # (not a field) its collector yields rollouts of `stride` steps
 
     def __post_init__(self):
-        OffPolicyConfig.__post_init__(self)
+        ReplayConfig.__post_init__(self)
         check_fields(self, seq_len=POSITIVE_INT, burn_in=NON_NEGATIVE_INT, n_step=POSITIVE_INT, obs_norm=BOOL,
                      stride=POSITIVE_INT, lstm=POSITIVE_INT, hidden=LAYERS,
                      exploration=(lambda v: isinstance(v, EpsilonGreedy), 'an `EpsilonGreedy`'),
@@ -198,15 +197,13 @@ def n_batches(self: DRQNConfig) -> int:
     return sequence_batches(self.total_steps, self.n_envs, self.stride, self.seq_len, self.bs, self.learning_starts,
                             self.updates)
 
-_DRQN_IGNORES = dict(train_every='DRQN trains `updates` batches per window of `stride` steps',
-                     **dict.fromkeys(('replay_monitor', 'max_use', 'max_age'), "DRQN's sequence replay has no monitor"))
 
-@patch
-def unused(self: DRQNConfig,
-           names) -> list:                        # field names a user set
-    """Those of `names` that have no effect on DRQN: `train_every` (windows set the schedule) and the replay monitor's
-    fields"""
-    return OffPolicyConfig.unused(self, names) + [f'{n} ({_DRQN_IGNORES[n]})' for n in names if n in _DRQN_IGNORES]
+@patch(cls_method=True)
+def upgrade(cls: DRQNConfig,
+            fields: dict                         # a config's fields as a run saved them
+           ) -> dict:
+    "`fields` without those an older DRQNConfig inherited and never read: `train_every` and the replay monitor's"
+    return {k: v for k, v in fields.items() if k not in ('train_every', 'replay_monitor', 'max_use', 'max_age')}
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #f816c9ad
 class ObsNormCallback(Callback):

@@ -332,8 +332,7 @@ def get_preset(algo: str,                            # an algorithm name (`rlnb 
 
 # %% ../nbs/19b_presets.ipynb #eae7d2f7
 def _reward_threshold(env: str) -> float | None:
-    """The return at which gymnasium's registry calls `env` solved (None if it names none, or the id is unknown:
-    `make_envs` explains that later)"""
+    "The return at which gymnasium's registry calls `env` solved (None if none, or if the id is unknown)"
     import gymnasium as gym
     try: return gym.spec(env).reward_threshold
     except gym.error.Error: return None
@@ -342,8 +341,7 @@ def _reward_threshold(env: str) -> float | None:
 def run_meta(p: Preset,                            # the preset the run trains
              seed: int                             # the run's seed
             ) -> dict:
-    """A run's identity, saved in `config.json` and in every checkpoint: algorithm, environment, seed and the whole
-    config, as plain data"""
+    "A run's identity, in `config.json` and every checkpoint: algorithm, env, seed and the whole config, as data"
     return dict(algo=p.algo, env=p.env, seed=seed, config=config_data(p.cfg))
 
 def _what(x) -> str:
@@ -379,8 +377,7 @@ def preset_of(meta: dict,                           # a checkpoint's meta, or a 
 @contextlib.contextmanager
 def loaded_learner(path,                             # a checkpoint of `rlnb train` (or `learn.save`, with `learn.meta`)
                    env: str | None = None):          # repeat its env id (to confirm a `module:Env-v0`)
-    """The learner saved in checkpoint `path`, built from its meta and loaded (its env id confirmed against `env`),
-    closed on exit"""
+    "The learner saved in checkpoint `path`, built from its meta and loaded (its env id checked), closed on exit"
     meta = load_checkpoint(path).get('meta') or {}
     p = preset_of(meta, path)
     confirm_saved_env(meta['env'], env, path)

@@ -55,15 +55,12 @@ def make_game(env_id: str,                          # a PettingZoo classic game:
 
 # %% ../../nbs/13_agents.selfplay.ipynb #743d473d
 class BoardQNetwork(nn.Module):
-    """Q-values of the moves from a board observation: 3×3 convolutions over the board planes (if any), an MLP over what
-    they give, illegal moves set to `ILLEGAL`"""
+    "Q-values of the moves from a board: 3×3 convolutions over its planes (if any), an MLP, illegal moves `ILLEGAL`"
     def __init__(self,
-                 # a batch of board observations (`board_obs`: planes `[B, H, W, C]`), for the sizes
-                 obs_example: dict,
+                 obs_example: dict,                   # board observations (`board_obs`), for the sizes
                  n_actions: int,                       # moves
                  hidden=(256, 256),                    # hidden layer sizes of the MLP
-                 # channels of 3×3 ReLU convolutions (padded: the board keeps its size) before the MLP; () for none
-                 conv=()):
+                 conv=()):                            # channels of padded 3×3 convolutions before the MLP; () for none
         super().__init__()
         H, W, C = obs_example['observation'].shape[1:]
         self.body, self.head = mlp([(conv[-1] if conv else C) * H * W, *hidden]), nn.Linear(hidden[-1], n_actions)
@@ -77,8 +74,7 @@ class BoardQNetwork(nn.Module):
 # %% ../../nbs/13_agents.selfplay.ipynb #a9bb77ff
 def mirror_moves(env                                  # a two-player PettingZoo game (it is reset: use one not in play)
                 ) -> torch.Tensor:
-    """For each move of the two-player game `env`, the move that mirrors it left to right: each is played first on an
-    empty board, and the cells they fill are compared"""
+    "For each move of `env`'s game, the move that mirrors it left to right, found by playing both on an empty board"
     cells, p = [], battle_players(env)[0]
     for a in range(int(env.action_space(p).n)):
         env.reset(seed=0); mover = env.agent_selection; env.step(a)
@@ -95,8 +91,7 @@ def mirror_moves(env                                  # a two-player PettingZoo 
 
 # %% ../../nbs/13_agents.selfplay.ipynb #86307f74
 class MirrorHalf:
-    """Shows the second half of each sampled batch in the mirror: board planes flipped left to right, moves and legal
-    masks permuted to match (`mirror_moves`)"""
+    "Shows the second half of each sampled batch in the mirror: planes flipped, moves and masks permuted to match"
     def __init__(self, moves: torch.Tensor): self.moves = moves   # the mirror of each move (an involution)
     def board(self,
               # board observations: `observation` planes [B, H, W, C], `action_mask` [B, moves]
@@ -122,19 +117,16 @@ def __call__(self: MirrorHalf,
 
 # %% ../../nbs/13_agents.selfplay.ipynb #35c6a7d7
 class NegamaxBootstrap:
-    """V(s') for the player who moved, when s' is the opponent's turn (negamax transitions): minus the opponent's value,
-    `-inner(s')`"""
+    "V(s') for the mover when s' is the opponent's turn (negamax): minus the opponent's value, `-inner(s')`"
     def __init__(self,
-                 # the opponent's value rule (default `GreedyBootstrap`: its best legal move)
-                 inner=None):
+                 inner=None):                          # the opponent's value rule (default `GreedyBootstrap`)
         self.inner = inner or GreedyBootstrap()
     def __call__(self, online: nn.Module, target: nn.Module, next_obs) -> torch.Tensor:
         return -self.inner(online, target, next_obs)
 
 # %% ../../nbs/13_agents.selfplay.ipynb #d3f5735a
 class BattleResult(NamedTuple):
-    """An evaluation in games: `mean` and `std` of the outcome per game (win 1, draw 0, loss -1) over both seats, and
-    each seat's rates"""
+    "An evaluation in games: the outcome's `mean` and `std` per game (win 1, draw 0, loss -1), and each seat's rates"
     mean: float
     std: float
     first: dict
@@ -150,8 +142,7 @@ class BattleEvalCallback(EvalCallback):
                  opponent,
                  period: int,                          # env steps between evaluations
                  n_episodes: int = 100,                # games per seat
-                 # record `solved_at`, the first env step whose `eval_return` reached it
-                 threshold: float | None = None,
+                 threshold: float | None = None,       # `solved_at`: the first env step whose `eval_return` reached it
                  seed: int = 10_000):                  # env i first resets with seed + i
         super().__init__(None, agent, period, n_episodes, threshold, seed)
         self.envs, self.opponent = envs, opponent
@@ -178,8 +169,7 @@ _OPPONENTS = (SelfOpponent, PoolOpponent, RivalOpponent)
 # %% ../../nbs/13_agents.selfplay.ipynb #09d9c513
 @dataclass
 class SelfPlayConfig(OffPolicyConfig):
-    """DQN for self-play on a board game (`total_steps` and `eval_every` count transitions; `eval_episodes`: games per
-    seat)"""
+    "DQN for self-play on a board game (`total_steps`, `eval_every`: transitions; `eval_episodes`: games per seat)"
     opponent: object = SelfOpponent()  # whom the network plays: `SelfOpponent`, `PoolOpponent` or `RivalOpponent`
     # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
     total_steps: EnvSteps = 60_000
@@ -275,8 +265,7 @@ def upgrade(cls: SelfPlayConfig,
 
 # %% ../../nbs/13_agents.selfplay.ipynb #81f340a6
 class Snapshots(nn.Module):
-    """`size` frozen copies of a network, filled in turn, and how many were taken: a pool's members as one module (one
-    state dict to save, or to send to a fleet's runners)"""
+    "`size` frozen copies of a network, filled in turn, and how many were taken: a pool's members as one module"
     def __init__(self,
                  net: nn.Module,                       # the network to copy (its shape; its weights at each `take`)
                  size: int):                           # copies kept: the newest
@@ -294,14 +283,12 @@ class Snapshots(nn.Module):
 
 # %% ../../nbs/13_agents.selfplay.ipynb #6176c35c
 class SnapshotPool(OpponentPool):
-    """Self-play against the past: up to `size` frozen copies of `net` (the first taken now), acting ε-greedily among
-    the legal moves; one drawn per game"""
+    "Up to `size` frozen copies of `net` (the first taken now), ε-greedy among the legal moves, one drawn per game"
     def __init__(self,
                  net: nn.Module,                       # the learner's network
                  n_actions: int,                       # its moves
                  size: int = 5,                        # snapshots kept: the newest
-                 # the snapshots' ε (games against a pool vary through the draws anyway)
-                 eps: float = 0.,
+                 eps: float = 0.,                      # the snapshots' ε
                  seed: int = 0):                       # seeds the draws and the snapshots' exploration
         super().__init__((), size, seed)
         self.net = net

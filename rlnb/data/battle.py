@@ -49,8 +49,7 @@ def board_obs(obs: list,                             # PettingZoo observations (
               n_actions: int | None = None,         # plain observations: the moves, all legal
               space=None                            # plain observations: their space (a `Discrete` one becomes one-hot)
              ) -> dict:
-    """A batch of PettingZoo observations as tensors: `observation` float32, `action_mask` bool (all moves legal where
-    the game gives no mask)"""
+    "PettingZoo observations as tensors: `observation` float32, `action_mask` bool (all legal where the game has none)"
     if all(isinstance(o, dict) and {'observation', 'action_mask'} <= set(o) for o in obs):
         return dict(observation=torch.as_tensor(np.stack([o['observation'] for o in obs]), dtype=torch.float32),
                     action_mask=torch.as_tensor(np.stack([o['action_mask'] for o in obs])).bool())
@@ -65,8 +64,7 @@ def board_obs(obs: list,                             # PettingZoo observations (
 
 # %% ../../nbs/05h_data.battle.ipynb #be808d35
 class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
-    """ε-greedy among the legal moves (`obs['action_mask']`): random legal moves with probability ε, else the best legal
-    one"""
+    "ε-greedy among the legal moves (`obs['action_mask']`): a random legal move with probability ε, else the best"
     def act(self,
             forward,                              # obs -> Q-values `[B, A]` (or a dict with `q`)
             obs: dict,                            # `observation` and `action_mask` `[B, A]`
@@ -108,14 +106,12 @@ def battle_players(env                               # a PettingZoo AEC env
 
 # %% ../../nbs/05h_data.battle.ipynb #0e595bce
 class SelfPlay(NamedTuple):
-    """The learner in both seats: each seat's transitions from its own side; with `negamax`, every move a transition
-    ending at the opponent's turn"""
+    "The learner in both seats, each seat's transitions from its side; `negamax`: each ends at the opponent's turn"
     # negamax transitions (a zero-sum game): the next observation is the opponent's view, its value is minus theirs
     negamax: bool = False
 
 class Rival(NamedTuple):
-    """An opponent agent that learns too: both seats' transitions come out, `Step.info['player']` 0 (the learner's) or 1
-    (the rival's)"""
+    "An opponent that learns too: both seats' transitions, `Step.info['player']` 0 (the learner's) or 1 (the rival's)"
     agent: object               # one agent with its own network (a pool's members do not learn)
 
 # %% ../../nbs/05h_data.battle.ipynb #6b7e0610
@@ -178,8 +174,7 @@ def _check_game(self: BattleCollector, opponent, space):
 # %% ../../nbs/05h_data.battle.ipynb #27dc6082
 @patch
 def _check_players(self: BattleCollector):
-    """Each player acts once on this game's first observation (states kept): one that cannot is refused now, naming the
-    game"""
+    "Each player acts once on this game's first observation (states kept): one that cannot is refused now"
     e, p = self.envs[0], self.players[0]
     e.reset(seed=self.seed)
     obs = e.observe(p); board = self._board([obs]); self._empty = {k: v[:0] for k, v in board.items()}
@@ -206,8 +201,7 @@ def _board(self: BattleCollector, obs: list) -> dict: return board_obs(obs, self
 # %% ../../nbs/05h_data.battle.ipynb #660f2947
 @patch
 def _new_game(self: BattleCollector, i: int):
-    """Start game `self.games[i]` in env i: the learner's seat, an opponent in each other seat (drawn from a pool),
-    nothing pending"""
+    "Start game `self.games[i]` in env i: the learner's seat, an opponent in each other seat, nothing pending"
     k = self.games[i]; self.games[i] += 1
     self.envs[i].reset(seed=self.seed + i if k == 0 else None)
     seat = self.seat if self.seat is not None else k % len(self.players)
@@ -256,8 +250,7 @@ def get_state(self: BattleCollector) -> dict:
 # %% ../../nbs/05h_data.battle.ipynb #8dfba47f
 @patch
 def _position(self: BattleCollector, i: int) -> int:
-    """A checksum of env i's position (whose turn, and what they observe), 0 once its games are played: what a resumed
-    game must reach again"""
+    "A checksum of env i's position (whose turn, what they observe; 0 once played): what a resumed game must reach"
     e = self.envs[i]
     if self.done[i] or not e.agents: return 0
     b = self._board([e.observe(e.agent_selection)])
@@ -274,8 +267,7 @@ def _no_rows(self: BattleCollector) -> Step:
 # %% ../../nbs/05h_data.battle.ipynb #2783f7e9
 @patch
 def _end(self: BattleCollector, i: int):
-    """Game over in env i: count the outcome for the learner's seat, report the episode, start the next game unless its
-    quota is played"""
+    "Game over in env i: count the learner seat's outcome, report the episode, start the next game unless quota is met"
     seat = self.seat_of[i]; r = self.ret[i][self.players[seat if self.opponent is not None else 0]]
     self.outcomes[seat, 0 if r > 0 else 1 if r == 0 else 2] += 1
     self.episodes += 1
@@ -376,8 +368,7 @@ def play_games(envs: list,                           # AEC envs of one game
                seed: int = 0,                        # env i first resets with seed + i
                seats=None                            # the agent's seats, 0 moving first (None: every seat of the game)
               ) -> dict:
-    """The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, then `seat_2`,
-    ...)"""
+    "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, `seat_2`, ...)"
     if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
         raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
     if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic, an agent.')
@@ -399,8 +390,7 @@ def game_frames(env,                                 # a PettingZoo AEC env made
                 seat: int = 0,                       # the agent's seat, 0 moving first
                 seed: int = 0                        # the game's reset seed
                ) -> tuple:
-    """The frames of one greedy game (the first position to the last, `env.render()`'s) and the agent's result: 'win',
-    'draw' or 'loss'"""
+    "The frames of one greedy game (`env.render()`'s, first to last) and the agent's result: 'win', 'draw' or 'loss'"
     col = BattleCollector([env], agent, opponent, seed=seed, seat=seat, deterministic=True)
     col.quota = [1]; col.reset()
     frames = [env.render()]
@@ -416,8 +406,7 @@ def record_games(make_env: Callable,                 # makes one env of the game
                  seats=None,                         # the agent's seats (None: every seat of the game)
                  fps: float = 2                      # moves a second
                 ) -> dict:
-    """One greedy game per seat as `SEAT-RESULT.mp4` (`first-win.mp4`) in `video_dir`; returns `{seat: {'result',
-    'seed', 'path'}}`"""
+    "One greedy game per seat as `SEAT-RESULT.mp4` in `video_dir`: `{seat: {'result', 'seed', 'path'}}`"
     video_dir, env, out = Path(video_dir), make_env(render_mode='rgb_array'), {}
     video_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -430,8 +419,7 @@ def record_games(make_env: Callable,                 # makes one env of the game
 
 # %% ../../nbs/05h_data.battle.ipynb #23c732f9
 class OpponentPool:
-    """Opponents drawn one per game: `BattleCollector` and `play_games` call `pick()` as each game starts, and that
-    agent plays the whole game"""
+    "Opponents drawn one per game: `pick()` as each game starts (`BattleCollector`, `play_games`), for the whole game"
     def __init__(self,
                  agents=(),                            # the pool's agents (heuristics, saved agents, past snapshots)
                  # keep at most this many: `add` drops the oldest beyond it (None: no limit)
@@ -453,8 +441,7 @@ class OpponentPool:
 # %% ../../nbs/05h_data.battle.ipynb #cec952af
 @patch
 def _replay(self: BattleCollector, i: int, moves: list) -> bool:
-    """Make `moves` again in env i's new game as `next` made them: the returns and the moves awaiting an answer come
-    back; False if the game ended on the way"""
+    "Make `moves` again in env i's new game as `next` made them, returns and pending moves too; False if it ended"
     e = self.envs[i]
     for m in moves:
         while True:   # as in `next`: the players whose game is over leave before the next move
@@ -472,8 +459,7 @@ def _replay(self: BattleCollector, i: int, moves: list) -> bool:
 # %% ../../nbs/05h_data.battle.ipynb #a8b1dd55
 @patch
 def _resume_game(self: BattleCollector, i: int, st: dict) -> bool:
-    """Env i as the saved state `st` left it: its quota played, or its game under way replayed; False where a new game
-    must start"""
+    "Env i as the saved state `st` left it: quota played, or its game replayed; False where a new game must start"
     if 'moves' not in st: return False   # an older rlnb's state
     self.games[i] = st['games'][i]
     if st['done'][i]: self.done[i] = True; return True
@@ -490,16 +476,14 @@ def battle_model(learner,                              # the agent that learns
                  # as `BattleCollector` takes it: an agent, a pool, `SelfPlay()` or `Rival(agent)`
                  opponent
                 ) -> nn.Module:
-    """The networks a battle acts with, as a fleet sends them: the learner's, with a rival's or a pool's members
-    (`model`) beside it"""
+    "The networks a battle acts with, as a fleet sends them: the learner's, with a rival's or a pool's beside it"
     other = (opponent.agent.model if isinstance(opponent, Rival) else getattr(opponent, 'model', None)
              if hasattr(opponent, 'pick') else None)
     return learner.model if other is None else nn.ModuleList([learner.model, other])
 
 # %% ../../nbs/05h_data.battle.ipynb #dc240543
 class Players(NamedTuple):
-    """What a battle's runners build their collectors from (`BattleCollector(envs, learner, opponent)`); `model`: the
-    networks they are sent"""
+    "What a battle's runners build `BattleCollector(envs, learner, opponent)` from; `model`: the networks sent"
     learner: object             # the agent that learns
     opponent: object            # an agent, a pool, `SelfPlay()` or `Rival(agent)`
     @property

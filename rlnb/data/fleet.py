@@ -81,8 +81,7 @@ class RayCollector(Collector):
 # %% ../../nbs/05f_data.fleet.ipynb #0e0a44bf
 @patch
 def learner_cbs(self: RayCollector) -> list:
-    """The callbacks a learner adds for this collector: they tell it when the weights change, and log the fleet's
-    counters"""
+    "The callbacks a learner adds for this collector: they mark new weights and log the fleet's counters"
     return [FleetCallback()]
 
 # %% ../../nbs/05f_data.fleet.ipynb #4f412c10
@@ -135,8 +134,7 @@ def close(self: RayCollector):
 # %% ../../nbs/05f_data.fleet.ipynb #be7937dc
 @patch
 def _push(self: RayCollector):
-    """Put the weights in the object store if the learner stepped since the last put (a new policy version), or if none
-    were put"""
+    "Put the weights in the object store if the learner stepped since the last put (a new policy version), or none was"
     stepped = self.learner_step != self._pushed
     if not stepped and self.weights is not None: return
     if stepped and self._pushed is not None: self.version += 1
@@ -165,8 +163,7 @@ def _ask(self: RayCollector) -> int:
 # %% ../../nbs/05f_data.fleet.ipynb #c5890ee6
 @patch
 def _receive(self: RayCollector, frag: dict):
-    """The item of fragment `frag`, tagged and counted (None if it is too stale); fires `on_episode_end` and
-    `on_fragment`"""
+    "The item of fragment `frag`, tagged and counted (None if too stale); fires `on_episode_end` and `on_fragment`"
     r, v = frag['runner'], frag['version']
     self.draws = [a + b for a, b in zip_longest(self.draws, frag['draws'], fillvalue=0)]
     self.fragment_info = info = dict(runner=r, version=v, staleness=self.version - v, env_steps=frag['env_steps'],
@@ -226,8 +223,7 @@ def _answer(self: RayCollector, ref):
 @patch
 def _fault(self: RayCollector, r: int, what: str, err: Exception,
            lost: bool = True):                       # a fragment was lost with it (False: a call between fragments)
-    """Runner `r` died or hung: count a restart and start it afresh, or raise a `RunnerError` once it has had
-    `max_restarts`"""
+    "Runner `r` died or hung: count a restart and start it afresh, or raise a `RunnerError` after `max_restarts`"
     self.runner_restarts[r] += 1; self.restarts += 1; self.lost += lost
     n = self.runner_restarts[r]
     if n > self.max_restarts:
@@ -377,8 +373,7 @@ def resize(self: RayCollector,
 # %% ../../nbs/05f_data.fleet.ipynb #25b18bdc
 @patch
 def _grow(self: RayCollector, n: int):
-    """Start runners `n` to `n_runners - 1` and reset them afresh (envs seeded anew); asynchronous: ask each for its
-    first fragments"""
+    "Start runners `n` to `n_runners - 1` and reset them (envs seeded anew); asynchronous: ask each for its fragments"
     ray = import_ray()
     cls = ray.remote(Runner).options(max_restarts=self.max_restarts, max_task_retries=0, **self.actor_options)
     self.actors += [cls.remote(self.make, r, in_actor=True) for r in range(n, self.n_runners)]
@@ -425,8 +420,7 @@ def fleet_rates(lags: list,                            # the fragments' policy l
                 wall_s: float,                         # seconds of wall time they span
                 n_runners: int                         # runners in the fleet
                ) -> dict:
-    """The fleet's rates over some fragments: `policy_lag_mean`, `policy_lag_max`, `learner_wait_share`,
-    `samples_per_s`, `runner_utilisation`"""
+    "The fleet's rates: `policy_lag_mean`, `policy_lag_max`, `learner_wait_share`, `samples_per_s`, runner use"
     return dict(policy_lag_mean=sum(lags) / max(len(lags), 1), policy_lag_max=max(lags, default=0),
                 learner_wait_share=wait_s / wall_s,
                 samples_per_s=env_steps / wall_s, runner_utilisation=busy_s / (n_runners * wall_s))

@@ -126,8 +126,7 @@ _dtype_shape = attrgetter('dtype', 'shape')
 def arrays(self: Storage,
            step                                  # a batch of transitions
           ) -> list:
-    """The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, tensors on the storage's
-    device otherwise"""
+    "The stored fields of `step`, checked, as `write` takes them: numpy views on the CPU, else tensors on the device"
     if self._simple and type(step) is Step:
         try:
             xs = self._convert(step)
@@ -145,8 +144,7 @@ def arrays(self: Storage,
 def write(self: Storage,
           xs: list                              # what `arrays` returned
          ) -> int:
-    """Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; returns the
-    number of rows"""
+    "Write checked fields `xs` (from `arrays`) after the newest rows, overwriting the oldest when full; the row count"
     B, cap = xs[0].shape[0], self.capacity
     if B == 0: return 0
     if B > cap: xs, B = [x[-cap:] for x in xs], cap
@@ -189,21 +187,16 @@ class ReplayBatch(NamedTuple):
 
 # %% ../../nbs/06b_memory.experience_replay.ipynb #8bae10fa
 class ExperienceReplay:
-    """Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come) and a sampler that draws `ReplayBatch`es
-    from it"""
+    "Replay memory: a `Storage` of `Step`s (checked for NaN/inf as they come), and a sampler of `ReplayBatch`es"
     def __init__(self,
                  capacity: int = 100_000,    # transitions kept; the oldest are overwritten when full
                  bs: int = 64,               # transitions per sampled batch
                  sampler=None,               # a `UniformSampler` (default) or `PrioritizedSampler`
-                 # transitions with NaN/inf: 'raise' an error naming the field, or 'drop' those rows
-                 on_nan: str = 'raise',
+                 on_nan: str = 'raise',      # rows with NaN/inf: 'raise' an error naming the field, or 'drop' them
                  device='cpu',               # where the storage lives (and batches come out)
                  seed: int = 0,              # seeds the default sampler
-                 # a Step of one row like those to come: the storage is allocated now rather than at the first add
-                 example: Step | None = None,
-                 # a `ReplayMonitor` (`rlnb.memory.monitor`): use counts, ages, throughput, eviction (None: none of that
-                 # work)
-                 monitor=None):
+                 example: Step | None = None,  # a Step like those to come: the storage is allocated now
+                 monitor=None):              # a `ReplayMonitor`: use counts, ages, eviction (None: none of that work)
         if not isinstance(capacity, int) or capacity <= 0: raise ValueError(f'capacity must be a positive integer, got '
                                                                             f'{capacity!r}.')
         if on_nan not in ('raise', 'drop'): raise ValueError(f"on_nan must be 'raise' or 'drop', got {on_nan!r}.")
@@ -225,8 +218,7 @@ _vdot = np.vdot
 
 @patch
 def _screen(self: ExperienceReplay, xs: list) -> bool:
-    """A cheap screen of checked arrays: False if a float obs/next_obs/reward field may hold NaN or inf (overflow too,
-    which the exact check then clears)"""
+    "A cheap screen of checked arrays: False if a float field may hold NaN or inf (or overflows: the exact check says)"
     # a sum of squares per field (one BLAS call each on the CPU): NaN or inf in one makes the total NaN or inf
     fields = self._screened(xs)
     total = sum(map(_vdot, fields, fields)) if self.storage._cpu else sum((x.float() ** 2).sum().item() for x in fields)
@@ -276,8 +268,7 @@ def _allocate(self: ExperienceReplay, example: Step) -> Storage:
 # %% ../../nbs/06b_memory.experience_replay.ipynb #d4bed8f9
 @patch
 def _checked(self: ExperienceReplay, step: Step) -> list:
-    """The arrays to store from `step`: checked against the storage (allocated from the first step that passes) and for
-    NaN/inf"""
+    "The arrays to store from `step`, checked against the storage (made from the first that passes) and for NaN/inf"
     new = self.storage is None
     if new: self._allocate(step)
     try:
@@ -309,9 +300,7 @@ def add(self: ExperienceReplay,
 @patch
 def sample(self: ExperienceReplay,
            bs: int | None = None,                # transitions (default `self.bs`)
-           # draw only among these stored rows, oldest first (`slice(-1000, None)`: the newest 1,000); uniform sampling
-           # only
-           sample_range: slice | None = None
+           sample_range: slice | None = None   # uniform only: draw among these rows (`slice(-1000, None)`: the newest)
           ) -> ReplayBatch:
     "A batch of `bs` (default `self.bs`) transitions"
     bs = self.bs if bs is None else bs
@@ -337,8 +326,7 @@ def sample(self: ExperienceReplay,
 @patch
 def extend(self: ExperienceReplay,
            steps: list):                         # collector items, stored in one write
-    """Store several collector items in one write: concatenated, then checked and screened at once; if that fails, item
-    by item, for the exact error or the dropped rows"""
+    "Store several items in one write, checked and screened at once; if that fails, item by item (the exact error)"
     try: xs = self._checked(steps[0] if len(steps) == 1 else tree_cat(steps))
     except (RuntimeError, TypeError, ValueError):
         # stores the items before a bad one, then raises its error (or drops its bad rows)
@@ -357,8 +345,7 @@ def clear(self: Storage):
 def range_slots(self: Storage,
                 sample_range: slice                    # which stored rows, counted oldest first
                ) -> tuple:
-    """`(first, n)`: the slot of the first row `sample_range` picks, counted in the order the rows came, and how many it
-    picks (consecutive slots, wrapping)"""
+    "`(first, n)`: the slot of the first row `sample_range` picks (in arrival order) and how many, wrapping"
     if not isinstance(sample_range, slice) or sample_range.step not in (None, 1):
         raise ValueError(f'sample_range must be a slice with step 1 over the stored rows, oldest first (slice(-1000, '
                          f'None): the newest 1,000), got {sample_range!r}.')

@@ -16,8 +16,8 @@ from .data.runner import RunnerError
 from .learners import LearnerGroupError
 from .runs import RunInterrupted, command_line
 from .track import TRACKERS, tracking_of
-from .tune import run_study
-from .presets import PRESETS, ENV_PRESETS, SPACES, get_preset, parse_settings
+from .tune import run_study, SPACES
+from .presets import PRESETS, ENV_PRESETS, get_preset, parse_settings
 from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint
 from .request import run_preset
 

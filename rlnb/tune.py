@@ -10,11 +10,33 @@ import json, shutil, sys
 from pathlib import Path
 from .callback import Callback, Stop
 from .loop import CancelFitException
-from .presets import get_preset, parse_settings, SPACES
+from .presets import get_preset, parse_settings
 from .runs import said
 
 # %% auto #0
-__all__ = ['suggest', 'PruneCallback', 'run_study']
+__all__ = ['SPACES', 'suggest', 'PruneCallback', 'run_study']
+
+# %% ../nbs/19f_tune.ipynb #85befaec
+_DQN_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [32, 64, 128, 256]),
+                  gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 50_000, 100_000]),
+                  **{'exploration.end': ('float', 0.0, 0.2), 'exploration.fraction': ('float', 0.05, 0.5),
+                     'target.every_opt_steps': ('cat', [100, 250, 1000, 5000])},
+                  learning_starts=('cat', [0, 1000, 5000]), train_every=('cat', [1, 2, 4, 8]),
+                  hidden=('cat', ['64,64', '128,128', '256,256']))
+_PG_SPACE = dict(lr=('log', 1e-5, 1e-2), gamma=('cat', [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]),
+                 ent_coef=('log', 1e-8, 0.1), vf_coef=('float', 0.0, 1.0),
+                 gae_lambda=('cat', [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]),
+                 grad_clip=('cat', [0.3, 0.5, 0.7, 1.0, 2.0, 5.0]), hidden=('cat', ['64,64', '128,128', '256,256']))
+_OFF_SPACE = dict(lr=('log', 1e-5, 1e-2), bs=('cat', [64, 128, 256, 512]),
+                  gamma=('cat', [0.95, 0.98, 0.99, 0.995, 0.999]), buffer=('cat', [10_000, 100_000, 1_000_000]),
+                  tau=('cat', [0.001, 0.005, 0.01, 0.02]), learning_starts=('cat', [0, 100, 1000]),
+                  train_every=('cat', [1, 4, 8]), hidden=('cat', ['64,64', '256,256', '400,300']))
+SPACES = dict(dqn=_DQN_SPACE, double_dqn=_DQN_SPACE, dueling_dqn=_DQN_SPACE,
+              ppo=_PG_SPACE | dict(n_steps=('cat', [8, 16, 32, 64, 128, 256]), bs=('cat', [32, 64, 128, 256]),
+                                   n_epochs=('cat', [1, 5, 10, 20]),
+                               **{'clipping.epsilon': ('cat', [0.1, 0.2, 0.3, 0.4])}),
+              a2c=_PG_SPACE | dict(n_steps=('cat', [5, 8, 16, 32])),
+              sac=_OFF_SPACE, td3=_OFF_SPACE | dict(action_noise=('float', 0.05, 0.5)))
 
 # %% ../nbs/19f_tune.ipynb #e9f7fb70
 def suggest(trial,                                   # an `optuna.Trial`

@@ -94,8 +94,7 @@ class MirrorHalf:
     "Shows the second half of each sampled batch in the mirror: planes flipped, moves and masks permuted to match"
     def __init__(self, moves: torch.Tensor): self.moves = moves   # the mirror of each move (an involution)
     def board(self,
-              # board observations: `observation` planes [B, H, W, C], `action_mask` [B, moves]
-              o: dict,
+              o: dict,                                 # board observations: planes [B, H, W, C], masks [B, moves]
               k: int                                   # rows from `k` on are mirrored
              ) -> dict:
         "The observations with rows `k:` flipped left to right"
@@ -106,8 +105,7 @@ class MirrorHalf:
 # %% ../../nbs/13_agents.selfplay.ipynb #d24389e5
 @patch
 def __call__(self: MirrorHalf,
-             # a `ReplayBatch`, or a tuple of them (a rival's run: one from each replay)
-             b
+             b                                        # a `ReplayBatch`, or a rival run's tuple of them
             ):
     "The batch with its second half in the mirror"
     if not isinstance(b, ReplayBatch): return tuple(self(x) for x in b)   # a rival's run: a batch from each replay
@@ -138,8 +136,7 @@ class BattleEvalCallback(EvalCallback):
     def __init__(self,
                  envs: list,                           # evaluation games, apart from the training ones
                  agent,                                # plays greedily (the trained network)
-                 # plays against it; restored after each evaluation, so every evaluation meets the same draws
-                 opponent,
+                 opponent,                             # plays against it, restored after each evaluation
                  period: int,                          # env steps between evaluations
                  n_episodes: int = 100,                # games per seat
                  threshold: float | None = None,       # `solved_at`: the first env step whose `eval_return` reached it
@@ -171,8 +168,7 @@ _OPPONENTS = (SelfOpponent, PoolOpponent, RivalOpponent)
 class SelfPlayConfig(OffPolicyConfig):
     "DQN for self-play on a board game (`total_steps`, `eval_every`: transitions; `eval_episodes`: games per seat)"
     opponent: object = SelfOpponent()  # whom the network plays: `SelfOpponent`, `PoolOpponent` or `RivalOpponent`
-    # transitions of the run (both seats): enough for tic-tac-toe on 5/5 seeds (bench/selfplay.py)
-    total_steps: EnvSteps = 60_000
+    total_steps: EnvSteps = 60_000  # transitions of the run (both seats): tic-tac-toe on 5/5 seeds
     n_envs: int = 16              # games played at once
     lr: float = 1e-3              # Adam learning rate
     bs: int = 128                 # transitions per gradient step
@@ -182,10 +178,8 @@ class SelfPlayConfig(OffPolicyConfig):
     train_every: EnvSteps = 1     # transitions per round of updates
     updates: int = 1              # updates per round
     hidden: tuple = (256, 256)    # hidden layers of the Q-network's MLP
-    # channels of its 3×3 convolutions over the board before the MLP (`BoardQNetwork`); () for none
-    conv: tuple = ()
-    # show half of each sampled batch in the mirror (`MirrorHalf`): for games that look the same flipped left to right
-    mirror: bool = False
+    conv: tuple = ()              # channels of 3×3 convolutions before the MLP (`BoardQNetwork`); () for none
+    mirror: bool = False          # show half of each batch in the mirror (`MirrorHalf`), for symmetric games
     adam_eps: float = 1e-8        # Adam's ε
     head: LinearHead = LinearHead('mse')   # the TD loss on the board network's Q-values (10a)
     target: object = HardTarget(500)   # a target network, copied every 500 updates: `HardTarget`, `SoftTarget` or None

@@ -32,7 +32,8 @@ def run(args):
     torch.set_num_threads(1)
     from rlnb.agents.selfplay import SelfPlayConfig, make_game
     from rlnb.presets import with_changes
-    from rlnb.data.battle import LegalRandomAgent, play_games
+    from rlnb.data.battle import LegalRandomAgent
+    from rlnb.data.games import play_games
     from rlnb.data.heuristics import TicTacToeMinimax, ConnectFourLookahead
     from rlnb.callback import Callback
     from rlnb.loop import Cycle

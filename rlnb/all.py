@@ -31,6 +31,7 @@ from .data.fleet import *
 from .data.ray_eval import *
 from .data.count import *
 from .data.battle import *
+from .data.games import *
 from .data.heuristics import *
 from .data.pixels import *
 from .data.policy import *

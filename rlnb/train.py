@@ -20,7 +20,8 @@ from .core import seed_everything, LEARNING_RATE, CheckpointError
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import single_env
-from .data.battle import battle_players, play_games, game_frames, record_games
+from .data.battle import battle_players
+from .data.games import play_games, game_frames, record_games
 from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns

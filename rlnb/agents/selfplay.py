@@ -26,7 +26,8 @@ from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
 from ..data.battle import (masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay,
-                              Rival, OpponentPool, Players, play_games)
+                              Rival, OpponentPool, Players)
+from ..data.games import play_games
 from ..data.heuristics import HEURISTICS, fixed_player
 from ..memory.experience_replay import ExperienceReplay, ReplayBatch
 from ..offpolicy import OffPolicyBatches, OffPolicyConfig

@@ -7,8 +7,7 @@ Docs: https://rlnb.github.io/rlnb/data.battle.html.md"""
 # %% ../../nbs/05h_data.battle.ipynb #d9107efb
 from __future__ import annotations
 import warnings, zlib
-from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 from fastcore.basics import patch
 import numpy as np
 import gymnasium as gym
@@ -19,12 +18,10 @@ from ..core import Step, Seeder, rng_state, set_rng_state
 from ..loop import Loop
 from ..agent import EpsilonGreedySelector, q_and_info
 from .collector import Collector
-from .eval import save_mp4
 
 # %% auto #0
 __all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'SelfPlay', 'Rival', 'BattleCollector', 'play_games', 'game_frames', 'record_games', 'OpponentPool',
-           'battle_model', 'Players']
+           'SelfPlay', 'Rival', 'BattleCollector', 'OpponentPool', 'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
 ILLEGAL = -1e9   # the value given to an illegal move
@@ -358,64 +355,6 @@ def reset_env(self: BattleCollector,
     # the count API (`data.count`) restarts its episodes of these envs
     self.env_resets = getattr(self, 'env_resets', 0) + 1
     return self
-
-# %% ../../nbs/05h_data.battle.ipynb #c384f57e
-def play_games(envs: list,                           # AEC envs of one game
-               agent,                                # the player scored
-               # its opponent in every other seat (a `LegalRandomAgent`, a heuristic, a saved agent, a pool)
-               opponent,
-               n_games: int,                         # games per seat
-               seed: int = 0,                        # env i first resets with seed + i
-               seats=None                            # the agent's seats, 0 moving first (None: every seat of the game)
-              ) -> dict:
-    "The agent's win, draw and loss rates over `n_games` greedy games in each seat (`first`, `second`, `seat_2`, ...)"
-    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
-        raise ValueError(f'n_games must be a positive integer, got {n_games!r}.')
-    if opponent is None: raise ValueError('play_games needs an opponent: a LegalRandomAgent, a heuristic, an agent.')
-    out, K = {}, len(envs)
-    for seat in range(len(battle_players(envs[0]))) if seats is None else seats:
-        col = BattleCollector(envs, agent, opponent, seed=seed, seat=seat, deterministic=True)
-        col.quota = [n_games // K + (i < n_games % K) for i in range(K)]
-        col.reset()
-        while not all(col.done): col.next()
-        w, d, l = col.outcomes[seat].tolist()
-        out[('first', 'second')[seat] if seat < 2 else f'seat_{seat}'] = dict(games=n_games, win=w / n_games,
-                                                                              draw=d / n_games, loss=l / n_games)
-    return out
-
-# %% ../../nbs/05h_data.battle.ipynb #7f57d258
-def game_frames(env,                                 # a PettingZoo AEC env made with `render_mode='rgb_array'`
-                agent,                               # the player watched
-                opponent,                            # its opponent in every other seat (an agent, a heuristic, a pool)
-                seat: int = 0,                       # the agent's seat, 0 moving first
-                seed: int = 0                        # the game's reset seed
-               ) -> tuple:
-    "The frames of one greedy game (`env.render()`'s, first to last) and the agent's result: 'win', 'draw' or 'loss'"
-    col = BattleCollector([env], agent, opponent, seed=seed, seat=seat, deterministic=True)
-    col.quota = [1]; col.reset()
-    frames = [env.render()]
-    while not col.done[0]: col.next(); frames.append(env.render())
-    w, d, _ = col.outcomes[seat].tolist()
-    return frames, 'win' if w else 'draw' if d else 'loss'
-
-def record_games(make_env: Callable,                 # makes one env of the game: `make_env(render_mode='rgb_array')`
-                 agent,                              # the player watched
-                 opponent,                           # its opponent in every other seat
-                 video_dir,                          # where the MP4 files go
-                 seed: int = 0,                      # the games' reset seed
-                 seats=None,                         # the agent's seats (None: every seat of the game)
-                 fps: float = 2                      # moves a second
-                ) -> dict:
-    "One greedy game per seat as `SEAT-RESULT.mp4` in `video_dir`: `{seat: {'result', 'seed', 'path'}}`"
-    video_dir, env, out = Path(video_dir), make_env(render_mode='rgb_array'), {}
-    video_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        for seat in range(len(battle_players(env))) if seats is None else seats:
-            frames, result = game_frames(env, agent, opponent, seat, seed)
-            name = ('first', 'second')[seat] if seat < 2 else f'seat_{seat}'
-            out[name] = dict(result=result, seed=seed, path=save_mp4(frames, video_dir/f'{name}-{result}.mp4', fps))
-    finally: env.close()
-    return out
 
 # %% ../../nbs/05h_data.battle.ipynb #23c732f9
 class OpponentPool:

@@ -45,6 +45,7 @@ from .memory.sequence import *
 from .memory.monitor import *
 from .memory.episode import *
 from .memory.frames import *
+from .memory.dataset import *
 from .nets import *
 
 # %% ../nbs/99_all.ipynb #d369f60a
@@ -71,6 +72,8 @@ from .agents.policy_gradient.impala import *
 from .agents.sac import *
 from .agents.td3 import *
 from .agents.selfplay import *
+from .agents.offline.core import *
+from .agents.offline.bc import *
 from .runs import *
 from .track import *
 from .export import *

@@ -74,6 +74,7 @@ from .agents.td3 import *
 from .agents.selfplay import *
 from .agents.offline.core import *
 from .agents.offline.bc import *
+from .agents.offline.td3bc import *
 from .runs import *
 from .track import *
 from .export import *

@@ -75,6 +75,8 @@ from .agents.selfplay import *
 from .agents.offline.core import *
 from .agents.offline.bc import *
 from .agents.offline.td3bc import *
+from .agents.offline.cql import *
+from .agents.offline.iql import *
 from .runs import *
 from .track import *
 from .export import *

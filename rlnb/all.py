@@ -72,6 +72,8 @@ from .agents.policy_gradient.impala import *
 from .agents.sac import *
 from .agents.td3 import *
 from .agents.selfplay import *
+
+# %% ../nbs/99_all.ipynb #a11c0de2
 from .agents.offline.core import *
 from .agents.offline.bc import *
 from .agents.offline.td3bc import *

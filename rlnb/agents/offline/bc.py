@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
-from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -81,13 +80,4 @@ def bc_parts(cfg: BCConfig,                  # the config
     agent = Agent(policy, GaussianNoiseSelector(low, high, sigma=0., seed=seeder.int()), space)
     return OfflineParts(policy, agent, [BCLoss(policy, partial(box_bc, low=low, high=high), cfg.lr)])
 
-@patch
-def build(self: BCConfig,
-          data: OfflineData,                     # the dataset (`read_dataset`)
-          env_id: str | None = None,         # where to evaluate (None: the dataset's env)
-          seed: int = 0,                     # seeds the weights, batches and evaluations
-          cbs=(),                            # extra callbacks, after BC's
-          progress: bool = True              # show a progress bar
-         ) -> OfflineLearner:
-    "An `OfflineLearner` that clones `data`'s actions"
-    return offline_learner(self, data, bc_parts, env_id, seed, cbs, progress)
+BCConfig.parts = staticmethod(bc_parts)   # what `OfflineConfig.build` trains

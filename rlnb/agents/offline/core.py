@@ -210,3 +210,19 @@ def offline_learner(cfg: OfflineConfig,        # the run's config
                                                          cfg.eval_episodes, cfg.threshold, seed=seeds[3].int() % 2**31,
                                                          data=data)
     return OfflineLearner(cfg, p.model, replay, p.losses, p.agent, ev, [*p.cbs, *cbs], progress)
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #b0f1d1e5
+@patch
+def build(self: OfflineConfig,
+          data: OfflineData,                  # the dataset (`read_dataset`)
+          env_id: str | None = None,          # where to evaluate (None: the dataset's env)
+          seed: int = 0,                      # seeds the weights, batches and evaluations
+          cbs=(),                             # extra callbacks, after the algorithm's
+          progress: bool = True               # show a progress bar
+         ) -> OfflineLearner:
+    "An `OfflineLearner` that trains the config's algorithm on `data` (its `parts`, which its notebook sets)"
+    parts = getattr(type(self), 'parts', None)
+    if parts is None:
+        raise TypeError(f'{type(self).__name__} has no parts to build: set {type(self).__name__}.parts = '
+                        'staticmethod(its_parts_function).')
+    return offline_learner(self, data, parts, env_id, seed, cbs, progress)

@@ -85,16 +85,7 @@ def discrete_cql_parts(cfg: DiscreteCQLConfig,   # the config
     copy_cb = TargetNetworkCallback(t, q, HardUpdate(cfg.target_every))
     return OfflineParts(q, Agent(q, ArgmaxSelector(), space), [loss], [copy_cb])
 
-@patch
-def build(self: DiscreteCQLConfig,
-          data: OfflineData,                  # the dataset (`read_dataset`)
-          env_id: str | None = None,          # where to evaluate (None: the dataset's env)
-          seed: int = 0,                      # seeds the weights, batches and evaluations
-          cbs=(),                             # extra callbacks, after CQL's
-          progress: bool = True               # show a progress bar
-         ) -> OfflineLearner:
-    "An `OfflineLearner` that trains discrete CQL on `data`"
-    return offline_learner(self, data, discrete_cql_parts, env_id, seed, cbs, progress)
+DiscreteCQLConfig.parts = staticmethod(discrete_cql_parts)   # what `OfflineConfig.build` trains
 
 # %% ../../../nbs/14c_agents.offline.cql.ipynb #049862a2
 def sampled_penalty(q_data_nB: torch.Tensor,   # each critic's Q of the dataset's actions `[n, B]`
@@ -192,13 +183,4 @@ def cql_parts(cfg: CQLConfig,                 # the config
     return OfflineParts(nets, agent, [critic, actor, SACAlphaLoss(nets, actor, h, cfg.actor_lr)], [polyak])
 
 # %% ../../../nbs/14c_agents.offline.cql.ipynb #3eb6a2ed
-@patch
-def build(self: CQLConfig,
-          data: OfflineData,                  # the dataset (`read_dataset`)
-          env_id: str | None = None,          # where to evaluate (None: the dataset's env)
-          seed: int = 0,                      # seeds the weights, batches and evaluations
-          cbs=(),                             # extra callbacks, after CQL's
-          progress: bool = True               # show a progress bar
-         ) -> OfflineLearner:
-    "An `OfflineLearner` that trains CQL on `data`"
-    return offline_learner(self, data, cql_parts, env_id, seed, cbs, progress)
+CQLConfig.parts = staticmethod(cql_parts)   # what `OfflineConfig.build` trains

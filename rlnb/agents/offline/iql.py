@@ -7,7 +7,6 @@ Docs: https://rlnb.github.io/rlnb/agents.offline.iql.html.md"""
 # %% ../../../nbs/14d_agents.offline.iql.ipynb #b6020a36
 from __future__ import annotations
 from dataclasses import dataclass
-from fastcore.basics import patch
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -186,13 +185,4 @@ def iql_parts(cfg: IQLConfig,                 # the config
     polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
     return OfflineParts(nets, Agent(nets.actor, sel, space), losses, [polyak])
 
-@patch
-def build(self: IQLConfig,
-          data: OfflineData,                  # the dataset (`read_dataset`)
-          env_id: str | None = None,          # where to evaluate (None: the dataset's env)
-          seed: int = 0,                      # seeds the weights, batches and evaluations
-          cbs=(),                             # extra callbacks, after IQL's
-          progress: bool = True               # show a progress bar
-         ) -> OfflineLearner:
-    "An `OfflineLearner` that trains IQL on `data`"
-    return offline_learner(self, data, iql_parts, env_id, seed, cbs, progress)
+IQLConfig.parts = staticmethod(iql_parts)   # what `OfflineConfig.build` trains

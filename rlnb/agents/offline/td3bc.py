@@ -7,7 +7,6 @@ Docs: https://rlnb.github.io/rlnb/agents.offline.td3bc.html.md"""
 # %% ../../../nbs/14b_agents.offline.td3bc.ipynb #7bd7bcbc
 from __future__ import annotations
 from dataclasses import dataclass
-from fastcore.basics import patch
 import torch
 import torch.nn.functional as F
 from ...core import check_fields, POSITIVE, POSITIVE_INT, FRACTION, LearnerSteps
@@ -81,13 +80,4 @@ def td3bc_parts(cfg: TD3BCConfig,             # the config
     agent = Agent(nets.actor, GaussianNoiseSelector(space.low, space.high, sigma=0., seed=s[1].int()), space)
     return OfflineParts(nets, agent, [critic, actor], cbs)
 
-@patch
-def build(self: TD3BCConfig,
-          data: OfflineData,                  # the dataset (`read_dataset`)
-          env_id: str | None = None,          # where to evaluate (None: the dataset's env)
-          seed: int = 0,                      # seeds the weights, batches and evaluations
-          cbs=(),                             # extra callbacks, after TD3+BC's
-          progress: bool = True               # show a progress bar
-         ) -> OfflineLearner:
-    "An `OfflineLearner` that trains TD3+BC on `data`"
-    return offline_learner(self, data, td3bc_parts, env_id, seed, cbs, progress)
+TD3BCConfig.parts = staticmethod(td3bc_parts)   # what `OfflineConfig.build` trains

@@ -86,7 +86,9 @@ from .hub import *
 from .tune import *
 from .presets import *
 from .request import *
+from .offline_presets import *
 from .train import *
+from .offline import *
 from .cli import *
 
 # %% ../nbs/99_all.ipynb #6b435674

@@ -20,6 +20,9 @@ from .tune import run_study, SPACES
 from .presets import PRESETS, ENV_PRESETS, get_preset, parse_settings
 from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint
 from .request import run_preset
+from .memory.dataset import read_dataset
+from .offline_presets import OFFLINE, offline_config
+from .offline import train_offline, resume_offline, record_run
 
 # %% auto #0
 __all__ = ['parser', 'Terminated', 'main']
@@ -54,7 +57,13 @@ def _run_args(t: argparse.ArgumentParser):
 # %% ../nbs/20c_cli.ipynb #c7824259
 def _train_args(t: argparse.ArgumentParser):
     "Add the arguments of `rlnb train` to its subparser `t`"
-    t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}")
+    t.add_argument('algo', nargs='?', help=f"algorithm: {', '.join(PRESETS)}; on a dataset: {', '.join(OFFLINE)}")
+    t.add_argument('--dataset', metavar='ID',
+                   help='train offline on this local Minari dataset (MINARI_DATASETS_PATH; needs rlnb[offline]), '
+                        f"evaluated in its env: {', '.join(OFFLINE)}")
+    t.add_argument('--updates', type=int, help="with --dataset: learner steps in all (default: the config's)")
+    t.add_argument('--record', metavar='ID',
+                   help='also write every transition the run collects as a new Minari dataset (dqn family, sac, td3)')
     t.add_argument('--env',
                    help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
@@ -113,6 +122,24 @@ def _checkpoint_args(sub):
     x.add_argument('--push', metavar='REPO_ID', help='also upload the --hub folder as USER/REPO (after hf auth login)')
     x.add_argument('--env', help="repeat the checkpoint's environment id, to confirm one of the form module:Env-v0")
 
+# %% ../nbs/20c_cli.ipynb #9b7a78c2
+def _record_args(sub):
+    "Add `rlnb record` to the subparsers `sub`"
+    r = sub.add_parser('record', help="play a run's agent and write its episodes as a new Minari dataset (needs "
+                                      "rlnb[offline])")
+    r.add_argument('run', help='a run directory (its best.pt) or a checkpoint, of an online or an offline run')
+    r.add_argument('--out', required=True, metavar='ID', help='the new dataset\'s id, such as pendulum/medium-v0')
+    r.add_argument('--episodes', type=int, default=10, help='episodes to record (default 10)')
+    r.add_argument('--noise', type=float, default=0., help='ε-random actions for Discrete, Gaussian σ in half-ranges '
+                                                           'for Box (default 0)')
+    r.add_argument('--seed', type=int, default=0, help='episode k resets with SEED + k; seeds the noise (default 0)')
+    r.add_argument('--deterministic', action='store_true',
+                   help='act greedily (default: a policy that samples its actions, as SAC\'s, samples them)')
+    r.add_argument('--expert-return', metavar='NUMBER|RUN',
+                   help="the expert's mean return, the 100 of normalised scores: a number, or a run directory whose "
+                        "final evaluation it is (the 0: random play, measured)")
+    r.add_argument('--env', help="the env (default: the run's)")
+
 # %% ../nbs/20c_cli.ipynb #7149946c
 def parser() -> argparse.ArgumentParser:
     "The `rlnb` argument parser"
@@ -128,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument('--no-progress', dest='progress', action='store_false', help='hide the progress bar')
     _train_args(sub.add_parser('train', help='train a preset agent and write a run directory'))
     _checkpoint_args(sub)
+    _record_args(sub)
     _tune_args(sub.add_parser('tune',
                               help="tune a preset's hyperparameters with Optuna: trials as runs, pruned on their "
                                    "evaluations, resumable (needs rlnb[tune])"))
@@ -166,12 +194,18 @@ def _train_cmd(args) -> dict:
                          'choose one.')
     if args.resume and not auto:
         _check_resume(args)
+        if _is_offline(args.resume): _offline_flags(args); _threads(None); return resume_offline(args.resume,
+                                                                                 args.updates, args.progress)
         try: _threads(json.loads((Path(args.resume)/'config.json').read_text())['config'].get('preprocess'))
         # resume_run says what is wrong with the run, if anything
         except (OSError, ValueError, KeyError, TypeError): _threads(None)
         return resume_run(args.resume, args.steps, args.progress, args.video, env=args.env, seed=args.seed,
                           n_envs=args.n_envs, device=args.device, runners=args.runners,
                           async_runners=args.async_runners, learners=args.learners)
+    if args.dataset: return _offline_cmd(args)
+    if args.updates is not None or args.algo in OFFLINE: raise ValueError(
+        f"{'--updates counts learner steps' if args.algo not in OFFLINE else args.algo + ' learns'} on a dataset: give "
+        "--dataset ID (record one with rlnb record RUN --out ID, or rlnb train ... --record ID).")
     if not (args.algo or args.config):
         raise ValueError(f"Name an algorithm to train ({', '.join(PRESETS)}), or give --config RUN/config.json.")
     seed = args.seed if args.seed is not None or args.config else 0
@@ -181,7 +215,34 @@ def _train_cmd(args) -> dict:
     _threads(changes.get('preprocess', p.cfg.preprocess))
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config,
-                     runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto)
+                     runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto,
+                     record=args.record)
+
+# %% ../nbs/20c_cli.ipynb #5f0abccc
+def _is_offline(run_dir) -> bool:
+    "Whether the run in `run_dir` is an offline run (its config.json names a dataset)"
+    try: return 'dataset' in json.loads((Path(run_dir)/'config.json').read_text())
+    except (OSError, ValueError, TypeError): return False   # resume_run says what is wrong with the run
+
+def _offline_flags(args):
+    "Refuse, by name, the flags of a run in an env"
+    for name, instead in (('steps', ': an offline budget is --updates learner steps'), ('n_envs', ''), ('runners', ''),
+                          ('learners', ''), ('async_runners', ''), ('track', ''), ('record', ''), ('config', ''),
+                          ('video', ': record one with rlnb eval RUN --video DIR')):
+        if getattr(args, name) not in (None, False):
+            flag = '--' + {'async_runners': 'async'}.get(name, name.replace('_', '-'))
+            raise ValueError(f"{flag} is for runs in an env, and this run trains on a dataset: drop {flag}{instead}.")
+
+# %% ../nbs/20c_cli.ipynb #4e6371b6
+def _offline_cmd(args) -> dict:
+    "`rlnb train ALGO --dataset ID`: the flags checked, `--set` read as the dataset's config's types, then the run"
+    _offline_flags(args)
+    if not args.algo: raise ValueError(f"Name the algorithm to train on {args.dataset!r}: {', '.join(OFFLINE)}.")
+    changes = parse_settings(offline_config(args.algo, read_dataset(args.dataset).action_space), args.settings,
+                             args.algo) | ({'device': args.device} if args.device else {})
+    _threads(None)
+    return train_offline(args.algo, args.dataset, args.env, args.updates, args.seed or 0, args.out, args.progress,
+                         args.overwrite, changes, resume=args.resume == 'auto')
 
 # %% ../nbs/20c_cli.ipynb #5e58b303
 def _tune_cmd(args) -> dict:
@@ -219,9 +280,14 @@ def _run(args):
         print(json.dumps(export_checkpoint(args.checkpoint, args.onnx, args.torchscript, args.env, args.hub,
                                            args.push)))
     elif args.command == 'tune': torch.set_num_threads(1); print(json.dumps(_tune_cmd(args)))
+    elif args.command == 'record':
+        torch.set_num_threads(1)
+        print(json.dumps(record_run(args.run, args.out, args.episodes, args.noise, args.seed, args.deterministic,
+                                    args.expert_return, args.env)))
     elif args.command == 'presets':
         ps = [*PRESETS.values(), *ENV_PRESETS.values()]; w = max(len(pr.env) for pr in ps)
         for pr in ps: print(f'{pr.algo:<16} {pr.env:<{w}}  {pr.summary}')
+        for a in OFFLINE: print(f"{a:<16} {'--dataset ID':<{w}}  offline, on a dataset: rlnb train {a} --dataset ID")
 
 # %% ../nbs/20c_cli.ipynb #0a521f95
 def _os_error(err: OSError) -> str:

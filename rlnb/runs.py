@@ -63,7 +63,7 @@ def run_summary(d                                     # a run directory
     """The `summary.json` of a finished run in `d`, or None if the run has none (not finished, or stopped before writing
     it)"""
     s = _read_json(Path(d)/'summary.json')
-    return s if 'env_steps' in s else None
+    return s if 'env_steps' in s or 'updates' in s else None   # an online run's, or an offline run's
 
 # %% ../nbs/19_runs.ipynb #eeb2b79c
 def describe_run(d                                     # a run directory
@@ -75,7 +75,9 @@ def describe_run(d                                     # a run directory
     ck = checkpoints(d/'checkpoints')
     if not ck and not any((d/f).exists() for f in RUN_FILES): return None
     cfg, summary = _read_json(d/'config.json'), run_summary(d)
-    what = f"{cfg.get('algo', '?')} on {cfg.get('env', '?')}, seed {cfg.get('seed', '?')}" if cfg else 'a run'
+    where = f"dataset {cfg['dataset']}" if 'dataset' in cfg else cfg.get('env', '?')   # an offline run's: its data
+    what = f"{cfg.get('algo', '?')} on {where}, seed {cfg.get('seed', '?')}" if cfg else 'a run'
+    if summary and 'updates' in summary: return f"{what}, finished at learner step {summary['updates']:,}"
     if summary: return f"{what}, finished at env step {summary['env_steps']:,}"
     return f"{what}, {len(ck)} checkpoint{'s' if len(ck) != 1 else ''}" + (f", newest {ck[-1].name}" if ck else '')
 
@@ -308,16 +310,17 @@ class RunInterrupted(Exception):
                  run_dir,                              # the run directory
                  env_step: int,                        # where the run stopped
                  saved: bool,                          # whether a checkpoint was written at that point
-                 signal: str = 'SIGINT'):              # the signal that stopped it
-        self.run_dir, self.env_step, self.saved, self.signal = Path(run_dir), env_step, saved, signal
+                 signal: str = 'SIGINT',               # the signal that stopped it
+                 unit: str = 'env step'):              # what `env_step` counts ('learner step': an offline run)
+        self.run_dir, self.env_step, self.saved, self.signal, self.unit = Path(run_dir), env_step, saved, signal, unit
         self.code = 143 if signal == 'SIGTERM' else 130
         how = (('interrupted' if signal == 'SIGINT' else f'stopped by {signal}') if saved
                else f'aborted inside a batch by a second {signal} (the newest checkpoint is older)')
-        super().__init__(f"{how} at env step {env_step:,}; resume with: {resume_hint(run_dir)}")
+        super().__init__(f"{how} at {unit} {env_step:,}; resume with: {resume_hint(run_dir)}")
 
     def __reduce__(self):
         return type(self), (self.run_dir, self.env_step, self.saved,
-                            self.signal)   # pickled whole (from a learner of a group, through Ray)
+                            self.signal, self.unit)   # pickled whole (from a learner of a group, through Ray)
 
 # %% ../nbs/19_runs.ipynb #365ae586
 class BestCheckpointCallback(Callback):

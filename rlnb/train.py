@@ -16,7 +16,7 @@ import torch
 from torch import nn
 import torchdata.nodes as tn
 import rlnb
-from .core import seed_everything, LEARNING_RATE, CheckpointError
+from .core import seed_everything, LEARNING_RATE, CheckpointError, load_checkpoint
 from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import single_env
@@ -32,13 +32,17 @@ from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, che
                        set_aside, run_summary,
                        RunInterrupted, said, describe_run, resume_hint)
 from .export import export_learner
+from .agents.offline.core import tap_run, write_recording
+from .offline_presets import offline_agent
+from .memory.dataset import check_new_dataset
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
 from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
 from .request import checked_request, check_periods, device_note, check_resume, refuse_video
 
 # %% auto #0
-__all__ = ['demo', 'train_run', 'resume_run', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
+__all__ = ['demo', 'train_run', 'resume_run', 'resume_from', 'checkpoint_of', 'load_agent', 'eval_checkpoint',
+           'export_checkpoint']
 
 # %% ../nbs/20_train.ipynb #ac2d84b7
 def demo(batches: int = 300,                   # batches to fit
@@ -130,6 +134,12 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     if not is_writer(): return None   # a learner group's rank > 0: rank 0 writes the run's files
     _plot_curve(learn.metrics.series, out/'learning_curve.png', learn.cfg.threshold)
     summary = _summary(learn, out, seed, video, wall, final, best)
+    if (tap := getattr(learn, 'tap', None)) is not None:   # `--record`: the dataset, once the run is whole
+        at = write_recording(tap, learn.meta['record'], learn.meta['env'], learn.meta['algo'])
+        summary['record'] = dict(dataset=f'{at.parent.name}/{at.name}', path=str(at), episodes=len(tap.recorded()))
+        if summary['record']['dataset'] != learn.meta['record']:
+            print(f"rlnb train: dataset '{learn.meta['record']}' holds this run's shorter recording; wrote the whole "
+                  f"run as '{summary['record']['dataset']}'", file=sys.stderr)
     (out/'summary.json').write_text(json.dumps(summary, indent=1))
     files = [out/'config.json', out/'metrics.csv', out/'learning_curve.png', out/'summary.json']
     files += [v['path'] for v in summary.get('videos', {}).values()]
@@ -175,7 +185,8 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               runners: int | None = None,           # Ray runner actors collecting (default: the config's; 0: here)
               async_runners: bool | None = None,    # take whichever runner's fragment is ready (default: the config's)
               track: str | None = None,             # send the run to `wandb` or `mlflow` (rlnb[track]; `19c_track`)
-              resume: bool = False                  # if `out` holds this very run already, continue it, not refuse
+              resume: bool = False,                 # if `out` holds this very run already, continue it, not refuse
+              record: str | None = None             # also write every transition it collects as this new dataset
              ) -> dict:
     "Train preset `algo` on `env` (or `config`'s run); write config, metrics, curve, checkpoints, summary into `out`"
     p, seed, auto = checked_request(algo, env, seed, config, steps, changes, ckpt_every, video, track, n_envs=n_envs,
@@ -183,21 +194,22 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
     if resume and describe_run(out) is not None:   # a job started again after a preemption
         return _continue(out, p, seed, steps, progress, video, ckpt_every)
+    meta = run_meta(p, seed) | ({'record': _check_record(p, record)} if record is not None else {})
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
-    claim, tracker = partial(_claimed, out, overwrite, p, seed, auto), (track, None) if track else None
+    claim, tracker = partial(_claimed, out, overwrite, p, meta, auto), (track, None) if track else None
     if p.cfg.execution.learners > 1:   # the directory claimed here, the training in the learners
-        with claim(): return _on_learners(p, out, _train_in, out, p, run_meta(p, seed), progress, video, ckpt_every,
+        with claim(): return _on_learners(p, out, _train_in, out, p, meta, progress, video, ckpt_every,
                                           None, None, tuple(cbs), tracker)
-    return _train_in(out, p, run_meta(p, seed), progress, video, ckpt_every, cbs=cbs, tracker=tracker, claim=claim)
+    return _train_in(out, p, meta, progress, video, ckpt_every, cbs=cbs, tracker=tracker, claim=claim)
 
 # %% ../nbs/20_train.ipynb #d7b3d1ba
 @contextlib.contextmanager
-def _claimed(out: Path, overwrite: bool, p, seed: int, auto: bool):
+def _claimed(out: Path, overwrite: bool, p, meta: dict, auto: bool):
     "Within: `out` claimed for a new run of `p` (an old one moved aside if asked), config.json written, the device said"
     with claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
-        (out/'config.json').write_text(json.dumps(run_meta(p, seed) | dict(rlnb=rlnb.__version__), indent=1))
+        (out/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
         yield
 
 # %% ../nbs/20_train.ipynb #trainin0
@@ -208,6 +220,7 @@ def _train_in(out: Path, p, meta: dict, progress: bool, video: bool, ckpt_every:
     with _build(p, meta['seed'], progress, cbs, **budget) as learn, claim():
         learn.meta = dict(meta)                          # the run's identity; a new step budget is not part of it
         _with_files(learn, out, ckpt_every)              # the file callbacks first: a checkpoint restores them too
+        if meta.get('record'): learn.tap = tap_run(learn)   # its recording so far is in each checkpoint
         if ck is not None: learn.load(ck)
         if is_writer() and tracker is not None: learn.add_cbs([open_tracker(tracker[0], out, learn.meta, tracker[1])])
         if ck is not None and (summary := _finished(learn, out)) is not None: return summary
@@ -278,13 +291,15 @@ def resume_run(run_dir,                              # the run directory to cont
     try:
         if checkpoints(run_dir/'checkpoints') != files: newest = newest_checkpoint(run_dir)   # a writer ended meanwhile
         if newest is None: return _start_again(run_dir, meta, p, steps, progress, video, ckpt_every)
-        meta = _resume(run_dir, newest)
+        meta = resume_from(run_dir, newest)
         return _on_learners(p, run_dir, _train_in, run_dir, p, meta, progress, video, ckpt_every, steps, newest[0], (),
                             _tracker_of(run_dir))
     finally: lock.release()
 
 # %% ../nbs/20_train.ipynb #f118c906
-def _resume(run_dir: Path, newest: tuple) -> dict:
+def resume_from(run_dir: Path,                        # the locked run directory
+                newest: tuple                         # `newest_checkpoint(run_dir)`
+               ) -> dict:
     "The identity of the locked run in `run_dir`, readied to resume from `newest` (`(path, state, skipped)`)"
     ck, state, skipped = newest
     for (old, why), new in zip(skipped, set_aside([q for q, _ in skipped])):
@@ -327,12 +342,14 @@ def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_ever
     "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says"
     print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its "
           "config.json at env step 0", file=sys.stderr)
-    again = run_meta(p, meta['seed'])
+    again = run_meta(p, meta['seed']) | {k: meta[k] for k in ('record',) if k in meta}   # still recorded
     return _on_learners(p, run_dir, _train_in, run_dir, p, again, progress, video, ckpt_every, steps, None, (),
                         _tracker_of(run_dir))
 
 # %% ../nbs/20_train.ipynb #6e06e8e1
-def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
+def checkpoint_of(path,                              # a checkpoint, or a run directory
+                  doing: str = 'rlnb eval: evaluating'  # what the caller does with it, for the line on stderr
+                 ) -> Path:
     "`path` if it is a file; for a run directory its `best.pt`, or its newest checkpoint that loads (said on stderr)"
     path = Path(path)
     if not path.is_dir(): return path
@@ -340,6 +357,20 @@ def _checkpoint_of(path, doing: str = 'rlnb eval: evaluating') -> Path:
         print(f"{doing} {path/'best.pt'}, the run's best evaluation", file=sys.stderr); return path/'best.pt'
     ck = newest_checkpoint(path)[0]
     print(f"{doing} {ck}, the run's newest checkpoint (it has no best.pt)", file=sys.stderr); return ck
+
+# %% ../nbs/20_train.ipynb #evone20c
+def _eval_one(path, agent, meta: dict, cfg, episodes: int, seed: int, video, gif) -> dict:
+    "`episodes` deterministic episodes of a one-player agent of run `meta` (its config `cfg`; None: offline's)"
+    envs = run_envs(meta['env'], min(10, episodes), cfg=cfg, train=False)   # Atari: whole games, game scores
+    try: res = evaluate(envs, agent, episodes, seed=seed)
+    finally: envs.close()
+    out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean,
+               std=res.std, min=res.min, max=res.max)
+    make = single_env(cfg.preprocess if cfg is not None else None)
+    if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=make))
+    if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif,
+                                      fps=_gif_fps(make, meta['env'])))
+    return out
 
 # %% ../nbs/20_train.ipynb #d9ab9ed4
 def load_agent(path,                                 # a checkpoint, a `rlnb export --hub` folder, or `hf://USER/REPO`
@@ -387,7 +418,10 @@ def eval_checkpoint(path,                                 # a checkpoint, or a r
                          f"{Path(gif)/'agent.gif'}.")
     if video is not None and Path(video).exists() and not Path(video).is_dir():
         raise ValueError(f"{said('video', str(video))} is a file: give a directory for the videos.")
-    path = _checkpoint_of(path)
+    path = checkpoint_of(path)
+    if 'dataset' in (load_checkpoint(path).get('meta') or {}):   # an offline run's agent (`20a_offline`)
+        if opponent != 'random': raise ValueError(f"{said('opponent')} is for board games: drop it.")
+        return _eval_one(path, *offline_agent(path, env), None, episodes, seed, video, gif)
     with loaded_learner(path, env) as learn:
         meta, agent = learn.meta, learn.evaluator.eval_agent
         refuse_video(learn.cfg, video or gif)
@@ -395,16 +429,20 @@ def eval_checkpoint(path,                                 # a checkpoint, or a r
                                                                      gif)
         if opponent != 'random': raise ValueError(f"{said('opponent')} is for board games, and {meta['env']} has one "
                                                   f"player: drop {said('opponent', opponent)}.")
-        envs = run_envs(meta['env'], min(10, episodes), cfg=learn.cfg, train=False)   # Atari: whole games, game scores
-        try: res = evaluate(envs, agent, episodes, seed=seed)
-        finally: envs.close()
-        out = dict(checkpoint=str(path), algo=meta['algo'], env=meta['env'], episodes=episodes, mean=res.mean,
-                   std=res.std, min=res.min, max=res.max)
-        make = single_env(learn.cfg.preprocess)
-        if video: out['videos'] = _videos(record_evaluation(meta['env'], agent, video, episodes, seed=seed, make=make))
-        if gif: out['gif'] = str(save_gif(episode_frames(meta['env'], agent, seed=seed, make=make), gif,
-                                          fps=_gif_fps(make, meta['env'])))
-        return out
+        return _eval_one(path, agent, meta, learn.cfg, episodes, seed, video, gif)
+
+# %% ../nbs/20_train.ipynb #f793b0d8
+def _check_record(p, dataset_id: str) -> str:
+    "`dataset_id` if run `p` can be recorded into it (a new dataset id, transitions collected here); else one line"
+    from rlnb.offpolicy import OffPolicyConfig
+    cfg, e = p.cfg, p.cfg.execution
+    why = ('it collects rollouts' if not isinstance(cfg, OffPolicyConfig) or isinstance(cfg, SelfPlayConfig) else
+           'its runners collect elsewhere' if e.runners else 'its learners collect apart' if e.learners > 1 else
+           'it preprocesses pixels' if cfg.preprocess else None)
+    if why: raise ValueError(f"{said('record', dataset_id)}: {p.algo} cannot be recorded as it runs ({why}); record "
+                             "dqn, the DQN family, sac or td3 on one process, or a finished run's agent with "
+                             f"`rlnb record RUN --out {dataset_id}`.")
+    return check_new_dataset(dataset_id)
 
 # %% ../nbs/20_train.ipynb #04c27e43
 def export_checkpoint(path,                          # a checkpoint of `rlnb train`, or a run directory (its best.pt)
@@ -424,5 +462,5 @@ def export_checkpoint(path,                          # a checkpoint of `rlnb tra
         out['hub'] = dict(path=str(hub_folder(path, hub)))
         if push_to is not None: out['hub']['url'] = push(hub, push_to)
     if onnx is None and torchscript is None: return out
-    with loaded_learner(_checkpoint_of(path, 'rlnb export: exporting'), env) as learn:
+    with loaded_learner(checkpoint_of(path, 'rlnb export: exporting'), env) as learn:
         return out | export_learner(learn, onnx, torchscript)

@@ -19,8 +19,8 @@ from .samplers import UniformSampler
 from .experience_replay import ExperienceReplay
 
 # %% auto #0
-__all__ = ['dataset_root', 'Episode', 'check_episode', 'write_dataset', 'OfflineData', 'read_dataset', 'dataset_steps',
-           'normalized_score', 'combine_datasets', 'DatasetReplay']
+__all__ = ['dataset_root', 'check_new_dataset', 'Episode', 'check_episode', 'write_dataset', 'OfflineData', 'read_dataset',
+           'dataset_steps', 'normalized_score', 'combine_datasets', 'DatasetReplay']
 
 # %% ../../nbs/06g_memory.dataset.ipynb #9b99e38f
 def dataset_root() -> Path:
@@ -37,6 +37,21 @@ def _minari():
     try: import minari
     except ImportError: raise ImportError('Datasets need Minari: pip install "rlnb[offline]".') from None
     return minari
+
+# %% ../../nbs/06g_memory.dataset.ipynb #14cbb959
+def check_new_dataset(dataset_id: str      # the id a dataset is to be written under
+                     ) -> str:
+    "`dataset_id` if Minari takes it and no local dataset has it; else one line that says why and what to do"
+    _minari()
+    from minari.dataset.minari_dataset import parse_dataset_id
+    try: parse_dataset_id(dataset_id)
+    except (ValueError, TypeError):   # TypeError: no version
+        raise ValueError(f"{dataset_id!r} is not a Minari dataset id: write it as namespace/name-v0, such as "
+                         "pendulum/medium-v0 (namespace and name of two letters or more).") from None
+    if (dataset_root()/dataset_id).exists():
+        raise FileExistsError(f"A dataset '{dataset_id}' exists in {dataset_root()}: choose another id (datasets are "
+                              "never overwritten; minari.delete_dataset removes one).")
+    return dataset_id
 
 # %% ../../nbs/06g_memory.dataset.ipynb #5e493167
 class Episode(NamedTuple):
@@ -85,9 +100,7 @@ def write_dataset(dataset_id: str,            # Minari's id: `namespace/name-v0`
     if ref_max_score is not None and env_id is None:
         raise ValueError('Reference scores need the env they were measured in: give env_id (Minari keeps them only '
                          'for a dataset with an env).')
-    if (dataset_root()/dataset_id).exists():
-        raise FileExistsError(f"A dataset '{dataset_id}' exists in {dataset_root()}: choose another id (datasets are "
-                              "never overwritten; minari.delete_dataset removes one).")
+    check_new_dataset(dataset_id)
     bufs = [EpisodeBuffer(id=i, observations=np.asarray(e.obs), actions=np.asarray(e.action),
                           rewards=np.asarray(e.reward, np.float64), terminations=np.asarray(e.terminated, bool),
                           truncations=np.asarray(e.truncated, bool), infos={}) for i, e in enumerate(episodes)]
@@ -180,8 +193,7 @@ def combine_datasets(ids: list,            # the datasets to join, in order
                     ) -> Path:
     "A new dataset `out_id` holding the episodes of `ids` in order (Minari's `combine_datasets`)"
     mi = _minari()
-    if (dataset_root()/out_id).exists():
-        raise FileExistsError(f"A dataset '{out_id}' exists in {dataset_root()}: choose another id.")
+    check_new_dataset(out_id)
     parts = [_open(i) for i in ids]
     spaces = {(str(p.spec.observation_space), str(p.spec.action_space)) for p in parts}
     if len(spaces) > 1: raise ValueError(f"Datasets {', '.join(ids)} have different spaces ({sorted(spaces)}): only "

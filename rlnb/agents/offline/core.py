@@ -17,16 +17,18 @@ import torchdata.nodes as tn
 from ...core import Seeder, check_fields, POSITIVE_INT, LearnerSteps
 from ...loop import Cycle
 from ...callback import Recorder, ProgressCallback
-from ...learner import Learner
+from ...learner import Learner, pipeline
+from ...data.collector import TransitionCollector
 from ...agent import space_kind
 from ...data.gym import make_envs
 from ...data.eval import EvalCallback
-from ...memory.dataset import Episode, OfflineData, DatasetReplay, write_dataset, normalized_score
+from ...memory.dataset import Episode, OfflineData, DatasetReplay, write_dataset, normalized_score, dataset_root
 from ...rl import Execution, pick_device, seeded_init
 
 # %% auto #0
-__all__ = ['record_episodes', 'random_return', 'record_dataset', 'DatasetBatches', 'OfflineConfig', 'OfflineEvalCallback',
-           'OfflineLearner', 'OfflineParts', 'check_dataset_env', 'offline_learner']
+__all__ = ['record_episodes', 'random_return', 'record_dataset', 'EpisodeTap', 'tap_run', 'write_recording', 'DatasetBatches',
+           'OfflineConfig', 'OfflineEvalCallback', 'OfflineLearner', 'OfflineParts', 'check_dataset_env',
+           'offline_learner', 'first_state_return']
 
 # %% ../../../nbs/14_agents.offline.core.ipynb #af348ff1
 def _noisy(space, a, noise: float, rng: np.random.Generator):
@@ -88,6 +90,77 @@ def record_dataset(dataset_id: str,        # the new dataset's Minari id (`cartp
     write_dataset(dataset_id, eps, env.observation_space, env.action_space, env_id, algorithm, lo, expert_return,
                   f'{n_episodes} episodes of {algorithm} in {env_id}' + (f', noise {noise:g}' if noise else ''))
     return eps
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #6673064d
+class EpisodeTap(tn.BaseNode):
+    "Passes on `source`'s `Step`s; keeps every env's transitions as `Episode`s (finished ones in `episodes`)"
+    def __init__(self, source: tn.BaseNode):   # a `TransitionCollector`
+        super().__init__(); self.source, self.episodes, self.open = source, [], {}
+
+    def reset(self, initial_state: dict | None = None):
+        super().reset(initial_state)
+        self.source.reset(None if initial_state is None else initial_state['source'])
+        st = initial_state or {}
+        self.episodes = [Episode(*(x.numpy() for x in e)) for e in st.get('episodes', [])]
+        self.open = {int(k): [list(x.numpy()) for x in v] for k, v in st.get('open', {}).items()}
+        if getattr(self.source, 'restarted', False): self.episodes += self.cut(); self.open = {}   # new episodes
+
+    def get_state(self) -> dict:
+        t = lambda rows: torch.from_numpy(np.stack(rows)) if len(rows) else torch.zeros(0)
+        return dict(source=self.source.state_dict(), episodes=[[torch.from_numpy(x) for x in e] for e in self.episodes],
+                    open={str(k): [t(x) for x in v] for k, v in self.open.items()})
+
+    def next(self):
+        step = next(self.source); self.take(step); return step
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #5bd4aa21
+@patch
+def take(self: EpisodeTap,
+         step):                          # a `Step` of K transitions, `step.env_id` their envs
+    "Add each transition to its env's open episode; close the episodes that end with it"
+    o, a, r, o2, te, tr = (x.numpy() for x in (step.obs, step.action, step.reward, step.next_obs, step.terminated,
+                                               step.truncated))
+    for i, e in enumerate(step.env_id.tolist()):
+        ep = self.open.setdefault(e, [[o[i]], [], [], [], []])
+        for rows, x in zip(ep, (o2, a, r, te, tr)): rows.append(x[i])
+        if te[i] or tr[i]: self.episodes.append(Episode(*map(np.stack, self.open.pop(e))))
+
+@patch
+def cut(self: EpisodeTap) -> list:
+    "The open episodes, each cut (truncated) at its last step"
+    eps = [Episode(*map(np.stack, v)) for _, v in sorted(self.open.items()) if len(v[1])]
+    return [e._replace(truncated=np.r_[e.truncated[:-1], True]) for e in eps]
+
+@patch
+def recorded(self: EpisodeTap) -> list:
+    "Every transition taken: the finished episodes, then the open ones cut"
+    return self.episodes + self.cut()
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #baa8be07
+def tap_run(learn                  # a built learner of the DQN family, SAC or TD3
+           ) -> EpisodeTap:
+    "Put an `EpisodeTap` between `learn`'s collector and the node that reads it; one line if its collector has none"
+    col = next((x for x in pipeline(learn.data) if isinstance(x, TransitionCollector)), None)
+    reader = next((x for x in pipeline(learn.data) if getattr(x, 'source', None) is col), None)
+    if col is None or reader is None:
+        raise ValueError(f"{type(learn.cfg).__name__} collects no transitions in this process to record: --record "
+                         "takes dqn, the DQN family, sac or td3 without runners; record another run's agent with "
+                         "`rlnb record RUN --out DATASET`.")
+    reader.source = tap = EpisodeTap(col)
+    return tap
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #868771ed
+def write_recording(tap: EpisodeTap,     # the run's tap
+                    dataset_id: str,     # the new dataset
+                    env_id: str,         # the run's env
+                    algorithm: str):     # what collected
+    "Write every transition `tap` took as dataset `dataset_id`, or its next free version; returns its folder"
+    envs, eps = tap.source.envs, tap.recorded()
+    name, _, v = dataset_id.rpartition('-v')
+    while (dataset_root()/dataset_id).exists(): dataset_id = f'{name}-v{int(v) + 1}'; v = int(v) + 1   # a longer run
+    return write_dataset(dataset_id, eps, envs.single_observation_space, envs.single_action_space, env_id, algorithm,
+                         description=f'every transition of a {algorithm} run in {env_id}: {len(eps)} episodes, '
+                                     f'{sum(len(e.action) for e in eps):,} steps')
 
 # %% ../../../nbs/14_agents.offline.core.ipynb #fb45bacd
 class DatasetBatches(tn.BaseNode):
@@ -157,8 +230,11 @@ class OfflineLearner(Learner):
                  agent,                        # acts in the env (greedily) when evaluated
                  evaluator: OfflineEvalCallback | None = None,   # evaluations in the env (None: no env)
                  cbs=(),                       # the algorithm's callbacks, then the user's
-                 progress: bool = True):       # show a progress bar
+                 progress: bool = True,        # show a progress bar
+                 value: Callable | None = None,  # V(s) of a batch of observations (`OfflineParts.value`)
+                 first_obs=None):              # the dataset's first observation of each episode `[E, O...]`
         self.cfg, self.replay, self.agent, self.evaluator = cfg, replay, agent, evaluator
+        self.value, self.first_obs = value, first_obs
         std = [Recorder(every=10)] + ([evaluator] if evaluator is not None else [])
         tail = [ProgressCallback()] if progress else []
         super().__init__(model, tn.Loader(DatasetBatches(replay)), cbs=[*losses, *std, *cbs, *tail])
@@ -178,6 +254,7 @@ class OfflineParts(NamedTuple):
     agent: object           # acts greedily in the env when evaluated
     losses: list            # its `LossCallback`s
     cbs: list = []          # its other callbacks (target updates)
+    value: Callable | None = None   # `value(obs [B, O...]) -> [B]`: its estimate of V(s) (None: it has none, as BC)
 
 def check_dataset_env(data: OfflineData,               # the dataset
               env_id: str):                # the env to evaluate in
@@ -209,7 +286,22 @@ def offline_learner(cfg: OfflineConfig,        # the run's config
     ev = None if env_id is None else OfflineEvalCallback(make_envs(env_id, cfg.eval_envs), p.agent, cfg.eval_every,
                                                          cfg.eval_episodes, cfg.threshold, seed=seeds[3].int() % 2**31,
                                                          data=data)
-    return OfflineLearner(cfg, p.model, replay, p.losses, p.agent, ev, [*p.cbs, *cbs], progress)
+    first = torch.as_tensor(np.stack([e.obs[0] for e in data.episodes]), device=cfg.torch_device)
+    first = first if first.dtype == torch.uint8 else first.float()
+    return OfflineLearner(cfg, p.model, replay, p.losses, p.agent, ev, [*p.cbs, *cbs], progress, p.value, first)
+
+# %% ../../../nbs/14_agents.offline.core.ipynb #b6538110
+@patch
+def first_state_value(self: OfflineLearner) -> float | None:
+    "The mean of the algorithm's V(s) over the dataset's first observations (None: it has no value, as BC)"
+    if self.value is None: return None
+    with torch.no_grad(): return self.value(self.first_obs).float().mean().item()
+
+def first_state_return(data: OfflineData,   # the dataset
+                       gamma: float        # the discount
+                      ) -> float:
+    "The mean discounted return of `data`'s episodes from their first states: what a first-state value estimates"
+    return float(np.mean([np.sum(e.reward * gamma ** np.arange(len(e.reward))) for e in data.episodes]))
 
 # %% ../../../nbs/14_agents.offline.core.ipynb #b0f1d1e5
 @patch

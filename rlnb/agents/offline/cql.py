@@ -83,7 +83,7 @@ def discrete_cql_parts(cfg: DiscreteCQLConfig,   # the config
     t = target_copy(q)
     loss = DiscreteCQLLoss(q, t, cfg.gamma, cfg.weight, cfg.lr)
     copy_cb = TargetNetworkCallback(t, q, HardUpdate(cfg.target_every))
-    return OfflineParts(q, Agent(q, ArgmaxSelector(), space), [loss], [copy_cb])
+    return OfflineParts(q, Agent(q, ArgmaxSelector(), space), [loss], [copy_cb], lambda o: q(o).max(-1).values)
 
 DiscreteCQLConfig.parts = staticmethod(discrete_cql_parts)   # what `OfflineConfig.build` trains
 
@@ -180,7 +180,8 @@ def cql_parts(cfg: CQLConfig,                 # the config
     h = -float(A) if t.target_entropy is None else t.target_entropy
     polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
     agent = Agent(nets.actor, SquashedGaussianSelector(space.low, space.high, 0, seed=s[2].int()), space)
-    return OfflineParts(nets, agent, [critic, actor, SACAlphaLoss(nets, actor, h, cfg.actor_lr)], [polyak])
+    value = lambda o: nets.critic(o, nets.actor(o)['mean'].tanh()).min(0).values   # min Q(s, greedy π(s))
+    return OfflineParts(nets, agent, [critic, actor, SACAlphaLoss(nets, actor, h, cfg.actor_lr)], [polyak], value)
 
 # %% ../../../nbs/14c_agents.offline.cql.ipynb #3eb6a2ed
 CQLConfig.parts = staticmethod(cql_parts)   # what `OfflineConfig.build` trains

@@ -183,6 +183,6 @@ def iql_parts(cfg: IQLConfig,                 # the config
     losses = [value, IQLCriticLoss(nets, value, to_action, cfg.gamma, cfg.lr),
               AWRLoss(nets, value, to_action, cfg.beta, cfg.max_weight, cfg.lr)]
     polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
-    return OfflineParts(nets, Agent(nets.actor, sel, space), losses, [polyak])
+    return OfflineParts(nets, Agent(nets.actor, sel, space), losses, [polyak], lambda o: nets.value(o)[:, 0])
 
 IQLConfig.parts = staticmethod(iql_parts)   # what `OfflineConfig.build` trains

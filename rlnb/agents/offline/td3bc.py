@@ -78,6 +78,7 @@ def td3bc_parts(cfg: TD3BCConfig,             # the config
     cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'),
            TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
     agent = Agent(nets.actor, GaussianNoiseSelector(space.low, space.high, sigma=0., seed=s[1].int()), space)
-    return OfflineParts(nets, agent, [critic, actor], cbs)
+    value = lambda o: nets.critic(o, nets.actor(o)).min(0).values   # min Q(s, π(s))
+    return OfflineParts(nets, agent, [critic, actor], cbs, value)
 
 TD3BCConfig.parts = staticmethod(td3bc_parts)   # what `OfflineConfig.build` trains

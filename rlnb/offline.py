@@ -75,7 +75,7 @@ def _run(learn, data, out: Path) -> dict:
 def _summary(learn, data, out: Path, wall: float, final, best) -> dict:
     "An offline run's summary.json"
     m, cfg = learn.metrics, learn.cfg
-    losses = {u.name: float(u.last) for u in learn.losses if u.last is not None}
+    losses = {u.name: u.last.detach().item() for u in learn.losses if u.last is not None}
     s = dict(algo=learn.meta['algo'], dataset=data.id, env=learn.meta['env'], seed=learn.meta['seed'],
              updates=learn.opt_step, dataset_transitions=data.n_transitions, wall_s=round(wall, 2),
              final_eval_mean=final.mean if final else None, final_eval_std=final.std if final else None,

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/memory.dataset.html.md"""
 
 # %% ../../nbs/06g_memory.dataset.ipynb #76173eb0
 from __future__ import annotations
-import os, warnings, zlib
+import json, os, warnings, zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -199,6 +199,10 @@ def combine_datasets(ids: list,            # the datasets to join, in order
     if len(spaces) > 1: raise ValueError(f"Datasets {', '.join(ids)} have different spaces ({sorted(spaces)}): only "
                                          "datasets of one env combine.")
     with _quiet(): mi.combine_datasets(parts, out_id)
+    refs = {(p.storage.metadata.get('ref_min_score'), p.storage.metadata.get('ref_max_score')) for p in parts}
+    if len(refs) == 1 and None not in (ref := refs.pop()):   # one scale: the mixture keeps it (Minari's drops it)
+        meta = dataset_root()/out_id/'data'/'metadata.json'
+        meta.write_text(json.dumps(json.loads(meta.read_text()) | dict(ref_min_score=ref[0], ref_max_score=ref[1])))
     return dataset_root()/out_id
 
 # %% ../../nbs/06g_memory.dataset.ipynb #d4a6add9

@@ -72,7 +72,7 @@ def random_return(env_id: str,             # a registered gymnasium id
         while not done:
             _, r, term, trunc, _ = env.step(env.action_space.sample()); total += r; done = term or trunc
     env.close()
-    return total / n_episodes
+    return float(total / n_episodes)   # a float, not numpy's: it goes into configs and checkpoints
 
 def record_dataset(dataset_id: str,        # the new dataset's Minari id (`cartpole/expert-v0`)
                    env_id: str,            # a registered gymnasium id

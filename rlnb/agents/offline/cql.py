@@ -127,9 +127,10 @@ def sampled(self: CQLCriticLoss,
     "`(Q [n, B, 3N], log p [B, 3N])`: N actions per state from π(·|s), from π(·|s') and uniform, in that order"
     N, B = self.n_samples, len(s.reward)
     obs = s.obs.repeat_interleave(N, 0)
+    rep = lambda o: {k: v.repeat_interleave(N, 0) for k, v in self.nets.actor(o).items()}   # one forward a state
     with torch.no_grad():
-        a_s, lp_s = squashed_sample(**self.nets.actor(obs), gen=self.gen)
-        a_n, lp_n = squashed_sample(**self.nets.actor(s.next_obs.repeat_interleave(N, 0)), gen=self.gen)
+        a_s, lp_s = squashed_sample(**rep(s.obs), gen=self.gen)
+        a_n, lp_n = squashed_sample(**rep(s.next_obs), gen=self.gen)
         a_u = torch.rand(a_s.shape, generator=self.gen, device=self.gen.device).to(a_s) * 2 - 1
     q = self.critic(obs.repeat(3, 1), torch.cat([a_s, a_n, a_u]))                      # [n, 3·B·N]
     q = q.view(len(q), 3, B, N).transpose(1, 2).reshape(len(q), B, 3 * N)

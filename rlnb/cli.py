@@ -64,6 +64,9 @@ def _train_args(t: argparse.ArgumentParser):
     t.add_argument('--updates', type=int, help="with --dataset: learner steps in all (default: the config's)")
     t.add_argument('--record', metavar='ID',
                    help='also write every transition the run collects as a new Minari dataset (dqn family, sac, td3)')
+    t.add_argument('--from', dest='from_run', metavar='RUN',
+                   help="go on online from this offline run (sac, td3, dqn): its policy and critics carried, its "
+                        "dataset in the replay")
     t.add_argument('--env',
                    help="environment id (default: the preset's, CartPole-v1); module:Env-v0 imports module first")
     t.add_argument('--steps', type=int, help='env steps in all (default: the preset\'s)')
@@ -180,7 +183,7 @@ def _check_resume(args):
     if args.track and args.track != (tracking_of(args.resume) or {}).get('tracker'):
         raise ValueError(f"--track {args.track} would change the run in {args.resume!r}, which goes on with the "
                          "tracker it started with (its tracking.json): drop --track.")
-    for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings))):
+    for flag, v in (('--config', args.config), ('--set', ' --set '.join(args.settings)), ('--from', args.from_run)):
         if v:
             raise ValueError(f"{flag} {v} would change the run in {args.resume!r}: drop it to resume, or start a "
                              "new run.")
@@ -216,7 +219,7 @@ def _train_cmd(args) -> dict:
     return train_run(args.algo, args.env, args.steps, seed, args.n_envs, args.out, args.device,
                      args.video, args.progress, overwrite=args.overwrite, changes=changes, config=args.config,
                      runners=args.runners, async_runners=args.async_runners, track=args.track, resume=auto,
-                     record=args.record)
+                     record=args.record, from_run=args.from_run)
 
 # %% ../nbs/20c_cli.ipynb #5f0abccc
 def _is_offline(run_dir) -> bool:
@@ -228,9 +231,10 @@ def _offline_flags(args):
     "Refuse, by name, the flags of a run in an env"
     for name, instead in (('steps', ': an offline budget is --updates learner steps'), ('n_envs', ''), ('runners', ''),
                           ('learners', ''), ('async_runners', ''), ('track', ''), ('record', ''), ('config', ''),
+                          ('from_run', ': it goes on online from an offline run, and --dataset trains one'),
                           ('video', ': record one with rlnb eval RUN --video DIR')):
         if getattr(args, name) not in (None, False):
-            flag = '--' + {'async_runners': 'async'}.get(name, name.replace('_', '-'))
+            flag = '--' + {'async_runners': 'async', 'from_run': 'from'}.get(name, name.replace('_', '-'))
             raise ValueError(f"{flag} is for runs in an env, and this run trains on a dataset: drop {flag}{instead}.")
 
 # %% ../nbs/20c_cli.ipynb #4e6371b6

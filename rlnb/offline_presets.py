@@ -18,7 +18,7 @@ from .agents.offline.cql import DiscreteCQLConfig, CQLConfig
 from .agents.offline.iql import IQLConfig
 
 # %% auto #0
-__all__ = ['OFFLINE', 'offline_config', 'offline_meta', 'config_of', 'offline_agent', 'is_offline']
+__all__ = ['OFFLINE', 'offline_config', 'offline_meta', 'config_of', 'offline_parts', 'offline_agent', 'is_offline']
 
 # %% ../nbs/19h_offline_presets.ipynb #b062cd97
 OFFLINE = dict(   # name -> {action space kind: its config}
@@ -54,9 +54,9 @@ def config_of(meta: dict,                     # an offline run's identity (`offl
     return offline_config(meta['algo'], space, meta['config'])
 
 # %% ../nbs/19h_offline_presets.ipynb #b6dccef2
-def offline_agent(path,                          # a checkpoint of an offline run
+def offline_parts(path,                          # a checkpoint of an offline run
                   env: str | None = None):       # the env to act in (default: the run's)
-    "`(agent, meta)`: the greedy agent checkpoint `path` holds, and the run's identity"
+    "`(parts, meta)`: the algorithm's `OfflineParts` with checkpoint `path`'s weights, and the run's identity"
     state = load_checkpoint(path); meta = state['meta']
     env = env or meta['env']
     if env is None: raise ValueError(f"'{path}' was trained on a dataset of logs with no env: give the env to act in "
@@ -66,7 +66,13 @@ def offline_agent(path,                          # a checkpoint of an offline ru
     cfg = config_of(meta, e.action_space); e.close()
     parts = type(cfg).parts(cfg, x if x.dtype == torch.uint8 else x.float(), e.action_space, Seeder(meta['seed']))
     parts.model.load_state_dict(state['model'])
-    return parts.agent, dict(meta, env=env)
+    return parts, dict(meta, env=env)
+
+def offline_agent(path,                          # a checkpoint of an offline run
+                  env: str | None = None):       # the env to act in (default: the run's)
+    "`(agent, meta)`: the greedy agent checkpoint `path` holds, and the run's identity"
+    parts, meta = offline_parts(path, env)
+    return parts.agent, meta
 
 # %% ../nbs/19h_offline_presets.ipynb #4512547d
 def is_offline(path                          # a checkpoint

@@ -21,7 +21,7 @@ __all__ = ['RUN_FILES', 'LOCK_FILE', 'MAX_SEED', 'command_line', 'on_command_lin
 
 # %% ../nbs/19_runs.ipynb #7fc84d22
 _COMMAND_LINE = contextvars.ContextVar('rlnb_command_line', default=False)
-_FLAGS = dict(async_runners='--async', push_to='--push')   # Python's names whose flag is not --NAME
+_FLAGS = dict(async_runners='--async', push_to='--push', from_run='--from')   # Python's names whose flag is not --NAME
 _NOTHING = object()
 
 @contextlib.contextmanager

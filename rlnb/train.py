@@ -34,6 +34,7 @@ from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, che
 from .export import export_learner
 from .agents.offline.core import tap_run, write_recording
 from .offline_presets import offline_agent
+from .finetune import from_request, check_from, carry_from, plot_phases
 from .memory.dataset import check_new_dataset
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
@@ -77,12 +78,12 @@ def _plot(steps, values, path, ylabel='MSE loss'):
     fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #c41998a6
-def _plot_curve(metrics, path, threshold=None):
-    "Episode returns and evaluation means over env steps, as a PNG"
+def _plot_curve(metrics, path, threshold=None, frm=None):
+    "Episode returns and evaluation means over env steps, as a PNG (with `frm`: after the offline run's evaluations)"
     import matplotlib
     matplotlib.use('Agg', force=False)   # no window from the command line
     import matplotlib.pyplot as plt
-    fig = plot_returns(metrics, threshold)
+    fig = plot_returns(metrics, threshold) if frm is None else plot_phases(frm, metrics, threshold)
     fig.savefig(path, dpi=100); plt.close(fig)
 
 # %% ../nbs/20_train.ipynb #db823a50
@@ -132,8 +133,10 @@ def _run(learn: Learner, out: Path, seed: int, video: bool) -> dict:
     best = next(cb for cb in learn.cbs if isinstance(cb, BestCheckpointCallback))
     best.consider()
     if not is_writer(): return None   # a learner group's rank > 0: rank 0 writes the run's files
-    _plot_curve(learn.metrics.series, out/'learning_curve.png', learn.cfg.threshold)
+    _plot_curve(learn.metrics.series, out/'learning_curve.png', learn.cfg.threshold, frm := learn.meta.get('from'))
     summary = _summary(learn, out, seed, video, wall, final, best)
+    if frm: summary['from'] = {k: frm[k] for k in ('run', 'algo', 'dataset', 'learner_step')} | dict(
+        final_eval_mean=frm['eval'][1][-1] if frm['eval'][1] else None)   # where the online run started
     if (tap := getattr(learn, 'tap', None)) is not None:   # `--record`: the dataset, once the run is whole
         at = write_recording(tap, learn.meta['record'], learn.meta['env'], learn.meta['algo'])
         summary['record'] = dict(dataset=f'{at.parent.name}/{at.name}', path=str(at), episodes=len(tap.recorded()))
@@ -186,15 +189,17 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
               async_runners: bool | None = None,    # take whichever runner's fragment is ready (default: the config's)
               track: str | None = None,             # send the run to `wandb` or `mlflow` (rlnb[track]; `19c_track`)
               resume: bool = False,                 # if `out` holds this very run already, continue it, not refuse
-              record: str | None = None             # also write every transition it collects as this new dataset
+              record: str | None = None,            # also write every transition it collects as this new dataset
+              from_run=None                         # an offline run to go on from: its networks, its dataset replayed
              ) -> dict:
     "Train preset `algo` on `env` (or `config`'s run); write config, metrics, curve, checkpoints, summary into `out`"
+    if from_run is not None: env, changes, frm = from_request(algo, env, steps, changes, from_run, config)
     p, seed, auto = checked_request(algo, env, seed, config, steps, changes, ckpt_every, video, track, n_envs=n_envs,
                                     device=device, runners=runners, async_runners=async_runners)   # `rlnb.request`
     out = Path(out or f"runs/{p.algo}-{p.env.replace('/', '-')}-s{seed}")   # an id with a namespace: one directory
-    if resume and describe_run(out) is not None:   # a job started again after a preemption
-        return _continue(out, p, seed, steps, progress, video, ckpt_every)
+    if resume and describe_run(out) is not None: return _continue(out, p, seed, steps, progress, video, ckpt_every)
     meta = run_meta(p, seed) | ({'record': _check_record(p, record)} if record is not None else {})
+    if from_run is not None: meta['from'] = check_from(p, frm)   # `rlnb.finetune`; carried in `_train_in`
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
     claim, tracker = partial(_claimed, out, overwrite, p, meta, auto), (track, None) if track else None
     if p.cfg.execution.learners > 1:   # the directory claimed here, the training in the learners
@@ -220,6 +225,7 @@ def _train_in(out: Path, p, meta: dict, progress: bool, video: bool, ckpt_every:
     with _build(p, meta['seed'], progress, cbs, **budget) as learn, claim():
         learn.meta = dict(meta)                          # the run's identity; a new step budget is not part of it
         _with_files(learn, out, ckpt_every)              # the file callbacks first: a checkpoint restores them too
+        if ck is None and meta.get('from'): carry_from(learn, meta['from'])   # a resumed run has it in `ck`
         if meta.get('record'): learn.tap = tap_run(learn)   # its recording so far is in each checkpoint
         if ck is not None: learn.load(ck)
         if is_writer() and tracker is not None: learn.add_cbs([open_tracker(tracker[0], out, learn.meta, tracker[1])])
@@ -342,7 +348,7 @@ def _start_again(run_dir: Path, meta: dict, p, steps, progress, video, ckpt_ever
     "Train the locked run in `run_dir`, stopped before its first checkpoint, from env step 0 as its config.json says"
     print(f"rlnb train: '{run_dir}' has no checkpoint yet (it stopped before its first); starting it again from its "
           "config.json at env step 0", file=sys.stderr)
-    again = run_meta(p, meta['seed']) | {k: meta[k] for k in ('record',) if k in meta}   # still recorded
+    again = run_meta(p, meta['seed']) | {k: meta[k] for k in ('record', 'from') if k in meta}   # as it began
     return _on_learners(p, run_dir, _train_in, run_dir, p, again, progress, video, ckpt_every, steps, None, (),
                         _tracker_of(run_dir))
 

@@ -22,7 +22,7 @@ is read back, not trained again). Ends with one JSON line; --save FILE keeps it 
 """
 import argparse, json, os, statistics, sys, time
 from pathlib import Path
-from record import add_save, report
+from record import add_save, report, provenance
 
 SETUPS = {'Pendulum-v1': dict(online='sac', tag='pendulum', noise=0., algos='bc,td3bc,cql,iql'),
           'CartPole-v1': dict(online='dqn', tag='cartpole', noise=0.1, algos='bc,cql,iql')}
@@ -80,6 +80,11 @@ def one(algo, dataset, seed, updates, work, kind):
     return dict(s, curve=curve)
 
 
+def save_partial(result, path):
+    "Write the rows so far to `path` as `--save` would, marked partial"
+    Path(path).write_text(json.dumps(dict(provenance(), result=result), indent=1) + '\n')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--env', default='Pendulum-v1', choices=SETUPS)
@@ -115,6 +120,8 @@ def main():
                              wall_ms_per_update=round(statistics.median(r['wall_s'] for r in runs) / a.updates * 1000, 2),
                              curves=[r['curve'] for r in runs]))
             print(f"{k:<14} {algo:<6} {sc} mean {rows[-1]['mean']}", file=sys.stderr)
+            if a.save: save_partial(dict(env=a.env, random=round(lo, 1), expert=round(hi, 1), datasets=info, rows=rows,
+                                         partial=True), a.save)   # a table cut short keeps its finished rows
     report(dict(env=a.env, random=round(lo, 1), expert=round(hi, 1), datasets=info, rows=rows), a.save)
 
 

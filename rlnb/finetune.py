@@ -36,7 +36,7 @@ def _sac_from_iql(dst: nn.Module, src: nn.Module):
     "IQL's Gaussian policy as SAC's: its body and mean head, a constant log-std; the critics as they are"
     dst.actor.body.load_state_dict(src.actor.net[0].state_dict())
     dst.actor.mean.load_state_dict(src.actor.net[1].state_dict())
-    with torch.no_grad(): dst.actor.log_std.weight.zero_(); dst.actor.log_std.bias.copy_(src.log_std)
+    with torch.no_grad(): dst.actor.log_std.weight.zero_(); dst.actor.log_std.bias.copy_(src.log_std.clamp(-5., 2.))
     dst.critic.load_state_dict(src.critic.state_dict())
 
 def _td3_from(dst: nn.Module, src: nn.Module):

@@ -73,7 +73,7 @@ class IQLNets(nn.Module):
         "log π(a|s) `[B]`"
         out = self.actor(obs)
         if self.discrete: return out.log_softmax(-1).gather(1, action.long()[:, None])[:, 0]
-        return torch.distributions.Normal(out, self.log_std.exp()).log_prob(action).sum(-1)
+        return torch.distributions.Normal(out, self.log_std.clamp(-5., 2.).exp()).log_prob(action).sum(-1)
 
 # %% ../../../nbs/14d_agents.offline.iql.ipynb #fd2baae8
 class ValueLoss(LossCallback):

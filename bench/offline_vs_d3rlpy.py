@@ -15,8 +15,12 @@ d3rlpy pins gymnasium 1.0.0, so it runs in its own environment, made once:
 Its Minari reader, `d3rlpy.datasets.get_minari`, stacks each episode's T + 1 observations against its T actions (the
 misalignment of d3rlpy #466); this bench builds d3rlpy's MDPDataset itself from the first T observations of each episode.
 
-    python bench/offline_vs_d3rlpy.py --d3rlpy .venv-d3rlpy/bin/python --save bench/results/offline_vs_d3rlpy.json
-    python bench/offline_vs_d3rlpy.py --algos iql --seeds 1 --updates 2000 --d3rlpy /tmp/d3venv/bin/python
+The medium-replay dataset is a run's recording (`--record`), which names no reference scores: give the random policy's
+mean return and the expert run's final evaluation, as bench/offline.py measured them (its table's `random` and `expert`).
+
+    python bench/offline_vs_d3rlpy.py --d3rlpy .venv-d3rlpy/bin/python --random -1207.56 --expert -146.84 \
+        --save bench/results/offline_vs_d3rlpy.json
+    python bench/offline_vs_d3rlpy.py --algos iql --seeds 1 --updates 2000 --random -1207.56 --expert -146.84
 """
 import argparse, json, os, statistics, subprocess, sys, time
 from pathlib import Path
@@ -110,7 +114,7 @@ def main():
         ref = json.loads((Path(os.environ['MINARI_DATASETS_PATH'])/a.dataset/'data'/'metadata.json').read_text())
         a.random = a.random if a.random is not None else ref.get('ref_min_score')
         a.expert = a.expert if a.expert is not None else ref.get('ref_max_score')
-    if a.random is None or a.expert is None: sys.exit(f'{a.dataset} has no reference scores: give --random and --expert.')
+    if a.random is None or a.expert is None: sys.exit(f"{a.dataset} has no reference scores: give --random and --expert (bench/offline.py's table has both).")
     score = lambda m: round(100 * (m - a.random) / (a.expert - a.random), 1)
     rows = []
     for algo in a.algos.split(','):

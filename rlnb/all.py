@@ -87,6 +87,7 @@ from .tune import *
 from .presets import *
 from .request import *
 from .offline_presets import *
+from .finetune import *
 from .train import *
 from .offline import *
 from .cli import *

@@ -33,7 +33,7 @@ from .data.policy import run_policy
 
 # %% auto #0
 __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'config_data', 'part_value', 'value_of', 'with_changes', 'Preset',
-           'get_preset', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
+           'get_preset', 'untuned_note', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
@@ -336,6 +336,18 @@ def _reward_threshold(env: str) -> float | None:
     import gymnasium as gym
     try: return gym.spec(env).reward_threshold
     except gym.error.Error: return None
+
+# %% ../nbs/19b_presets.ipynb #19bun002
+def untuned_note(algo: str,                          # an algorithm name (`rlnb presets`)
+                 env: str | None                     # the environment asked for (None: the preset's)
+                ) -> str | None:
+    "The line a run on a pair without a tuned preset says: whose settings it trains with; None for a tuned pair"
+    base = PRESETS.get(algo)
+    if base is None or env is None or env == base.env or (algo, env) in ENV_PRESETS: return None
+    tuned = sorted(e for a, e in ENV_PRESETS if a == algo)
+    return (f"rlnb train: no preset is tuned for {algo} on {env}: it trains with {algo}'s {base.env} settings and "
+            f"{env}'s reward threshold; tuned for {algo}: {', '.join([base.env, *tuned])} (`rlnb presets`; --set "
+            "changes any setting)")
 
 # %% ../nbs/19b_presets.ipynb #3e53d0ef
 def run_meta(p: Preset,                            # the preset the run trains

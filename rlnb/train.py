@@ -38,7 +38,7 @@ from .finetune import from_request, check_from, carry_from, plot_phases
 from .memory.dataset import check_new_dataset
 from .hub import hub_folder, push, is_hub_folder, agent_from_folder
 from .track import TrackCallback, open_tracker, tracking_of
-from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy
+from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learner, learner_policy, untuned_note
 from .request import checked_request, check_periods, device_note, check_resume, refuse_video
 
 # %% auto #0
@@ -201,7 +201,7 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
     meta = run_meta(p, seed) | ({'record': _check_record(p, record)} if record is not None else {})
     if from_run is not None: meta['from'] = check_from(p, frm)   # `rlnb.finetune`; carried in `_train_in`
     check_out(out, overwrite)                # before anything is built: a refusal costs no env, no Ray
-    claim, tracker = partial(_claimed, out, overwrite, p, meta, auto), (track, None) if track else None
+    claim, tracker = partial(_claimed, out, overwrite, p, meta, auto, config is None), (track, None) if track else None
     if p.cfg.execution.learners > 1:   # the directory claimed here, the training in the learners
         with claim(): return _on_learners(p, out, _train_in, out, p, meta, progress, video, ckpt_every,
                                           None, None, tuple(cbs), tracker)
@@ -209,11 +209,13 @@ def train_run(algo: str | None = None,              # the preset's algorithm (`r
 
 # %% ../nbs/20_train.ipynb #d7b3d1ba
 @contextlib.contextmanager
-def _claimed(out: Path, overwrite: bool, p, meta: dict, auto: bool):
-    "Within: `out` claimed for a new run of `p` (an old one moved aside if asked), config.json written, the device said"
+def _claimed(out: Path, overwrite: bool, p, meta: dict, auto: bool, preset: bool = False):
+    """Within: `out` claimed for a new run of `p` (an old one moved aside if asked), config.json written, the device
+    said, and (a `preset` run) an untuned pair's settings"""
     with claimed_out(out, overwrite) as moved:
         if moved: print(f"rlnb train: moved the run that was in '{out}' to '{moved}'", file=sys.stderr)
         if auto and (note := device_note(p.cfg)): print(note, file=sys.stderr)
+        if preset and (note := untuned_note(p.algo, p.env)): print(note, file=sys.stderr)
         (out/'config.json').write_text(json.dumps(meta | dict(rlnb=rlnb.__version__), indent=1))
         yield
 

@@ -27,6 +27,7 @@ from .agents.policy_gradient.a2c import A2CConfig
 from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig, LearnedTemperature, FixedTemperature
 from .agents.td3 import TD3Config, Smoothing
+from .agents.tqc import TQCConfig
 from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
 
@@ -186,6 +187,7 @@ _QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, 
                  exploration=EpsilonGreedy(1., 0.04, 0.16), hidden=(256, 256), target=HardTarget(128),
                  head=Quantile(10))
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
+_PENDULUM_TQC = TQCConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
 _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64,
                           hidden=(64, 64),
                           # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
@@ -276,8 +278,9 @@ PRESETS = {p.algo: p for p in [*_VALUE_PRESETS,
     Preset('sac', 'Pendulum-v1', _PENDULUM_SAC,
            'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
     Preset('td3', 'Pendulum-v1', _PENDULUM_TD3,
-           'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small networks, '
-           'learning from 200 steps'),
+           'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small nets, from step 200'),
+    Preset('tqc', 'Pendulum-v1', _PENDULUM_TQC,
+           "TQC: SAC's actor, quantile critics, the top target atoms dropped (Kuznetsov et al. 2020); zoo settings"),
     Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(),
            'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
     Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI,
@@ -292,8 +295,7 @@ PRESETS = {p.algo: p for p in [*_VALUE_PRESETS,
            'Rainbow on MinAtar with "Revisiting Rainbow"\'s settings (Obando-Ceron and Castro 2021; '
            'pip install "rlnb[minatar]")'),
     Preset('ppo_minatar', 'MinAtar/Breakout-v1', _PPO_MINATAR,
-           'PPO on MinAtar: the Atari settings with a larger step, on the MinAtar network '
-           '(pip install "rlnb[minatar]")'),
+           'PPO on MinAtar: the Atari settings, a larger step, the MinAtar network (pip install "rlnb[minatar]")'),
 ]}
 
 # %% ../nbs/19b_presets.ipynb #720705a0

@@ -1,4 +1,4 @@
-"""rlnb SAC and TD3 against Stable-Baselines3 with identical hyperparameters, and against a bare loop.
+"""rlnb SAC and TD3 against Stable-Baselines3, TQC against sb3-contrib, with identical hyperparameters (and a bare loop).
 
 Speed (default): Pendulum-v1, one env, one torch thread, no evaluation during the timed runs. SAC with
 rl-baselines3-zoo's settings (SB3's defaults with learning rate 1e-3: MLP [256, 256], batch 256, buffer 1M,
@@ -22,6 +22,7 @@ in float64 (any difference in the arithmetic shows) and float32 (with a control:
 Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one JSON line.
 
     python bench/sac_vs_sb3.py [--algo sac|td3] [--steps 3000] [--repeats 3]
+    python bench/sac_vs_sb3.py --algo tqc   # TQC's preset (sb3-contrib's defaults, lr 1e-3) against sb3-contrib's TQC; no bare loop
     python bench/sac_vs_sb3.py --quality [--algo sac|td3] [--seeds 0,1,2] [--steps 5000] [--eval-every 500]
     python bench/sac_vs_sb3.py --same-updates [--algo sac|td3] [--env HalfCheetah-v5] [--updates 1000]
     python bench/sac_vs_sb3.py --quality --env HalfCheetah-v5 --steps 100000 --eval-every 10000 --eval-episodes 10 --threshold 3000
@@ -60,6 +61,10 @@ def sb3_model(algo, env, cfg, seed):
     common = dict(learning_rate=cfg.lr, buffer_size=cfg.buffer, learning_starts=cfg.learning_starts, batch_size=cfg.bs, tau=cfg.tau, gamma=cfg.gamma,
                   train_freq=cfg.train_every, gradient_steps=cfg.updates, policy_kwargs=dict(net_arch=list(cfg.hidden)), seed=seed, device='cpu', verbose=0)
     if algo == 'sac': return SAC('MlpPolicy', e, **common)
+    if algo == 'tqc':   # sb3-contrib's TQC, its critics' shape and truncation as rlnb's config has them
+        from sb3_contrib import TQC
+        common['policy_kwargs'] |= dict(n_quantiles=cfg.n_quantiles, n_critics=cfg.n_critics)
+        return TQC('MlpPolicy', e, top_quantiles_to_drop_per_net=cfg.drop_per_net, **common)
     A = e.action_space.shape[0]
     return TD3('MlpPolicy', e, action_noise=NormalActionNoise(np.zeros(A), cfg.action_noise * np.ones(A)), policy_delay=cfg.policy_delay,
                target_policy_noise=cfg.smoothing.noise, target_noise_clip=cfg.smoothing.clip, **common)
@@ -262,8 +267,13 @@ def same_updates(a):
 
 def speed(a):
     cfg = settings(a.algo, a.env, False)
-    runs = {n: (lambda k, f=f: (lambda r: (r['wall'], r['cpu']))(f(a.algo, a.env, cfg, a.steps, k))) for n, f in dict(sb3=run_sb3, rlnb=run_rlnb, bare=run_bare).items()}
+    sides = dict(sb3=run_sb3, rlnb=run_rlnb) | ({} if a.algo == 'tqc' else dict(bare=run_bare))   # no bare TQC loop (yet)
+    runs = {n: (lambda k, f=f: (lambda r: (r['wall'], r['cpu']))(f(a.algo, a.env, cfg, a.steps, k))) for n, f in sides.items()}
     t = alternate(runs, a.repeats)
+    if 'bare' not in t:
+        out = dict(algo=a.algo, env=a.env, steps=a.steps, repeats=a.repeats, **compare(t))
+        print(f"rlnb {out['rlnb_s']:.1f} s, sb3-contrib {out['sb3_s']:.1f} s (wall, medians); paired ratios: {out}")
+        return out
     out = dict(algo=a.algo, env=a.env, steps=a.steps, repeats=a.repeats, **compare(t),
                bare_over_sb3=round(statistics.median(b[0] / s[0] for b, s in zip(t['bare'], t['sb3'])), 3))
     print(f"rlnb {out['rlnb_s']:.1f} s, SB3 {out['sb3_s']:.1f} s, bare loop {out['bare_s']:.1f} s (wall, medians); paired ratios, median [range]: "
@@ -288,7 +298,7 @@ def quality(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--algo', default='sac', choices=['sac', 'td3'])
+    ap.add_argument('--algo', default='sac', choices=['sac', 'td3', 'tqc'])
     ap.add_argument('--env', default='Pendulum-v1')
     ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 3000 for speed, 5000 for quality)')
     ap.add_argument('--repeats', type=int, default=3)

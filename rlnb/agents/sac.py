@@ -199,17 +199,21 @@ def upgrade(cls: SACConfig,
 def sac_parts(cfg: SACConfig,                        # the config
               obs_example,                           # a batch of observations, for the input sizes
               space,                                 # the env's Box action space
-              seeder                                 # a `Seeder` for the losses' and the selector's generators
+              seeder,                                # a `Seeder` for the losses' and the selector's generators
+              nets=None,                             # makes the networks (None: `SACNets`; TQC gives its own)
+              critic=None,                           # makes the critic loss (None: `SACCriticLoss`)
+              actor=None                             # makes the actor loss (None: `SACActorLoss`)
              ) -> ActorCriticParts:
     "SAC's networks, its three losses (two with a fixed temperature), its selector and the target critics' updates"
+    nets, critic, actor = nets or SACNets, critic or SACCriticLoss, actor or SACActorLoss
     s, act_dim, t = seeder.spawn(3), space.shape[0], cfg.temperature
     learned = isinstance(t, LearnedTemperature)
     alpha, init = (None, t.init) if learned else (t.alpha, 1.)
-    nets = SACNets(obs_example, act_dim, cfg.hidden, alpha, init).to(cfg.torch_device)
+    nets = nets(obs_example, act_dim, cfg.hidden, alpha, init).to(cfg.torch_device)
     target = target_copy(nets.critic)
     low, high = (torch.as_tensor(b, device=cfg.torch_device) for b in (space.low, space.high))
-    critic = SACCriticLoss(nets, target, low, high, cfg.gamma, cfg.lr, cfg.grad_clip, seed=s[0].int())
-    actor = SACActorLoss(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
+    critic = critic(nets, target, low, high, cfg.gamma, cfg.lr, cfg.grad_clip, seed=s[0].int())
+    actor = actor(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
     h = -float(act_dim) if not learned or t.target_entropy is None else t.target_entropy
     losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if learned else [])
     sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())

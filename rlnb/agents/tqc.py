@@ -8,16 +8,15 @@ Docs: https://rlnb.github.io/rlnb/agents.tqc.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from functools import partial
 from fastcore.basics import patch
 import torch
 from torch import nn
 from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE_INT
 from ..nets import flatten_obs, mlp
 from ..rl import RLLearner, Run
-from ..targets import target_copy, SoftUpdate, TargetNetworkCallback
 from ..continuous import CriticLoss, ActorCriticParts, continuous_learner
-from .sac import (SquashedGaussianActor, SquashedGaussianSelector, SACActorLoss, SACAlphaLoss, SACConfig,
-                             LearnedTemperature, squashed_sample)
+from .sac import SquashedGaussianActor, SACActorLoss, SACConfig, squashed_sample, sac_parts
 from .dqn.quantile import quantile_huber_loss
 from ..core import EnvSteps, LearnerSteps   # the units of the inherited fields, which show_doc reads here
 
@@ -52,10 +51,10 @@ class TQCNets(nn.Module):
                  obs_example,                          # a batch of observations, for the input sizes
                  act_dim: int,                         # action dimensions
                  hidden=(256, 256),                    # hidden layers of the actor and of each critic
-                 n_critics: int = 2,                   # critics N
-                 n_quantiles: int = 25,                # quantiles M per critic
                  alpha: float | None = None,           # a fixed temperature (None: learned, starting at `alpha_init`)
-                 alpha_init: float = 1.0):             # the learned temperature's initial value
+                 alpha_init: float = 1.0,              # the learned temperature's initial value
+                 n_critics: int = 2,                   # critics N
+                 n_quantiles: int = 25):               # quantiles M per critic
         super().__init__()
         self.actor = SquashedGaussianActor(obs_example, act_dim, hidden)
         self.critic = QuantileCritics(obs_example, act_dim, hidden, n_critics, n_quantiles)
@@ -84,10 +83,10 @@ class TQCCriticLoss(CriticLoss):
                  low,                                  # the action space's lower bounds
                  high,                                 # the action space's upper bounds
                  gamma: float = 0.99,                  # discount
-                 drop_per_net: int = 2,                # d: target atoms dropped per critic
                  lr: float = 3e-4,                     # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
-                 seed: int = 0):                       # seeds the draws of a'
+                 seed: int = 0,                        # seeds the draws of a'
+                 drop_per_net: int = 2):               # d: target atoms dropped per critic
         super().__init__(nets.critic, low, high, lr, max_grad_norm, seed)
         self.nets, self.target, self.gamma, self.drop = nets, target, gamma, drop_per_net
     def targets(self,
@@ -135,20 +134,10 @@ def tqc_parts(cfg: TQCConfig,                        # the config
               space,                                 # the env's Box action space
               seeder                                 # a `Seeder` for the losses' and the selector's generators
              ) -> ActorCriticParts:
-    "TQC's networks, its three losses (two with a fixed temperature), SAC's selector and the target critics' updates"
-    s, act_dim, t = seeder.spawn(3), space.shape[0], cfg.temperature
-    learned = isinstance(t, LearnedTemperature)
-    alpha, init = (None, t.init) if learned else (t.alpha, 1.)
-    nets = TQCNets(obs_example, act_dim, cfg.hidden, cfg.n_critics, cfg.n_quantiles, alpha, init).to(cfg.torch_device)
-    target = target_copy(nets.critic)
-    low, high = (torch.as_tensor(b, device=cfg.torch_device) for b in (space.low, space.high))
-    critic = TQCCriticLoss(nets, target, low, high, cfg.gamma, cfg.drop_per_net, cfg.lr, cfg.grad_clip, seed=s[0].int())
-    actor = TQCActorLoss(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
-    h = -float(act_dim) if not learned or t.target_entropy is None else t.target_entropy
-    losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if learned else [])
-    sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())
-    polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
-    return ActorCriticParts(nets, nets.actor, sel, losses, [polyak])
+    "SAC's parts (`sac_parts`) with TQC's networks, critic loss and actor loss"
+    return sac_parts(cfg, obs_example, space, seeder,
+                     partial(TQCNets, n_critics=cfg.n_critics, n_quantiles=cfg.n_quantiles),
+                     partial(TQCCriticLoss, drop_per_net=cfg.drop_per_net), TQCActorLoss)
 
 @patch
 def build(self: TQCConfig, run: Run) -> RLLearner:

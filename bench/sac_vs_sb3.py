@@ -1,4 +1,4 @@
-"""rlnb SAC and TD3 against Stable-Baselines3, TQC against sb3-contrib, with identical hyperparameters (and a bare loop).
+"""rlnb SAC and TD3 against Stable-Baselines3, TQC and CrossQ against sb3-contrib, with identical hyperparameters (and a bare loop).
 
 Speed (default): Pendulum-v1, one env, one torch thread, no evaluation during the timed runs. SAC with
 rl-baselines3-zoo's settings (SB3's defaults with learning rate 1e-3: MLP [256, 256], batch 256, buffer 1M,
@@ -23,6 +23,7 @@ Needs `pip install -e ".[bench]"` (and `".[mujoco]"` for MuJoCo). Ends with one 
 
     python bench/sac_vs_sb3.py [--algo sac|td3] [--steps 3000] [--repeats 3]
     python bench/sac_vs_sb3.py --algo tqc   # TQC's preset (sb3-contrib's defaults, lr 1e-3) against sb3-contrib's TQC; no bare loop
+    python bench/sac_vs_sb3.py --algo crossq   # CrossQ's preset (the zoo's: critics (256, 256), actor every 2nd step) against sb3-contrib's
     python bench/sac_vs_sb3.py --quality [--algo sac|td3] [--seeds 0,1,2] [--steps 5000] [--eval-every 500]
     python bench/sac_vs_sb3.py --same-updates [--algo sac|td3] [--env HalfCheetah-v5] [--updates 1000]
     python bench/sac_vs_sb3.py --quality --env HalfCheetah-v5 --steps 100000 --eval-every 10000 --eval-episodes 10 --threshold 3000
@@ -65,6 +66,13 @@ def sb3_model(algo, env, cfg, seed):
         from sb3_contrib import TQC
         common['policy_kwargs'] |= dict(n_quantiles=cfg.n_quantiles, n_critics=cfg.n_critics)
         return TQC('MlpPolicy', e, top_quantiles_to_drop_per_net=cfg.drop_per_net, **common)
+    if algo == 'crossq':   # sb3-contrib's CrossQ: no target networks (no tau), the critics' width and renormalisation as rlnb's
+        from sb3_contrib import CrossQ
+        common.pop('tau')
+        common['policy_kwargs'] = dict(net_arch=dict(pi=list(cfg.hidden), qf=list(cfg.critic_hidden)), batch_norm_momentum=cfg.bn_momentum,
+                                       batch_norm_eps=cfg.bn_eps, renorm_warmup_steps=cfg.renorm_warmup,
+                                       optimizer_kwargs=dict(betas=tuple(cfg.betas)))
+        return CrossQ('MlpPolicy', e, policy_delay=cfg.policy_delay, **common)
     A = e.action_space.shape[0]
     return TD3('MlpPolicy', e, action_noise=NormalActionNoise(np.zeros(A), cfg.action_noise * np.ones(A)), policy_delay=cfg.policy_delay,
                target_policy_noise=cfg.smoothing.noise, target_noise_clip=cfg.smoothing.clip, **common)
@@ -267,7 +275,7 @@ def same_updates(a):
 
 def speed(a):
     cfg = settings(a.algo, a.env, False)
-    sides = dict(sb3=run_sb3, rlnb=run_rlnb) | ({} if a.algo == 'tqc' else dict(bare=run_bare))   # no bare TQC loop (yet)
+    sides = dict(sb3=run_sb3, rlnb=run_rlnb) | ({} if a.algo in ('tqc', 'crossq') else dict(bare=run_bare))   # no bare TQC or CrossQ loop (yet)
     runs = {n: (lambda k, f=f: (lambda r: (r['wall'], r['cpu']))(f(a.algo, a.env, cfg, a.steps, k))) for n, f in sides.items()}
     t = alternate(runs, a.repeats)
     if 'bare' not in t:
@@ -298,7 +306,7 @@ def quality(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--algo', default='sac', choices=['sac', 'td3', 'tqc'])
+    ap.add_argument('--algo', default='sac', choices=['sac', 'td3', 'tqc', 'crossq'])
     ap.add_argument('--env', default='Pendulum-v1')
     ap.add_argument('--steps', type=int, default=None, help='env steps per run (default: 3000 for speed, 5000 for quality)')
     ap.add_argument('--repeats', type=int, default=3)

@@ -72,6 +72,7 @@ from .agents.policy_gradient.impala import *
 from .agents.sac import *
 from .agents.td3 import *
 from .agents.tqc import *
+from .agents.crossq import *
 from .agents.selfplay import *
 
 # %% ../nbs/99_all.ipynb #a11c0de2

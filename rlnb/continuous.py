@@ -114,8 +114,9 @@ class CriticLoss(LossCallback):
                  lr: float = 1e-3,                     # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)
                  seed: int = 0,                        # seeds the generator of the target's draws
-                 scale: float = 1.):                   # the weight of the summed errors
-        super().__init__(critic.parameters(), adam, lr, max_grad_norm, order=0, name='critic')
+                 scale: float = 1.,                    # the weight of the summed errors
+                 opt_func: Callable = adam):           # `opt_func(params, lr=lr)` builds the optimizer
+        super().__init__(critic.parameters(), opt_func, lr, max_grad_norm, order=0, name='critic')
         self.critic, self.scale = critic, scale
         self.low, self.high = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
         self.gen = torch.Generator(self.low.device).manual_seed(seed)

@@ -64,9 +64,10 @@ class FusedAdam(torch.optim.Adam):
     def __init__(self,
                  params,                               # the parameters to optimise (one group for the direct path)
                  lr: float = 0.001,                    # learning rate
-                 eps: float = 1e-08):                  # Adam's ε
+                 eps: float = 1e-08,                   # Adam's ε
+                 betas=(0.9, 0.999)):                  # Adam's (β₁, β₂)
 
-        super().__init__(params, lr=lr, eps=eps, fused=True)
+        super().__init__(params, lr=lr, eps=eps, betas=betas, fused=True)
 
     def _collect(self):
         "The state lists of the direct path, or None where torch's `step` must do the work"
@@ -132,15 +133,16 @@ def add_param_group(self: FusedAdam,
 # %% ../nbs/00b_fast.ipynb #7cbabd13
 def adam(params,                  # the parameters to optimise
          lr: float,               # learning rate
-         eps: float = 1e-8):      # Adam's ε (SB3's PPO uses 1e-5)
+         eps: float = 1e-8,       # Adam's ε (SB3's PPO uses 1e-5)
+         betas=(0.9, 0.999)):     # Adam's (β₁, β₂) (CrossQ's: (0.5, 0.999))
     """Adam: `FusedAdam` where this torch build has what it relies on, else torch's `Adam`; the same numbers as torch's
     fused Adam either way"""
     missing = _lacks(torch, '_fused_adam_', '_foreach_add_') + _lacks(_optim, '_global_optimizer_pre_hooks',
                                                                       '_global_optimizer_post_hooks')
-    if _fallback('adam', missing): return torch.optim.Adam(params, lr=lr, eps=eps)
-    try: return FusedAdam(params, lr=lr, eps=eps)
+    if _fallback('adam', missing): return torch.optim.Adam(params, lr=lr, eps=eps, betas=betas)
+    try: return FusedAdam(params, lr=lr, eps=eps, betas=betas)
     # a build without fused Adam on this device
-    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps)
+    except (RuntimeError, TypeError): return torch.optim.Adam(params, lr=lr, eps=eps, betas=betas)
 
 # %% ../nbs/00b_fast.ipynb #4cc9980e
 class DrawAhead:

@@ -7,6 +7,7 @@ Docs: https://rlnb.github.io/rlnb/nets.html.md"""
 # %% ../nbs/07_nets.ipynb #cafabdc2
 from __future__ import annotations
 import math
+from typing import Callable
 import torch
 from torch import nn
 from fastcore.basics import patch
@@ -188,10 +189,11 @@ class TwinQ(nn.Module):
                  obs_example,
                  act_dim: int,                         # action dimensions
                  hidden=(256, 256),                    # hidden layer sizes of each critic
-                 n: int = 2):                          # critics
+                 n: int = 2,                           # critics
+                 body: Callable = mlp):                # `body(sizes)`: each critic's layers before its output layer
         super().__init__()
         in_dim = flatten_obs(obs_example).shape[1] + act_dim
-        self.qs = nn.ModuleList([nn.Sequential(mlp([in_dim, *hidden]), nn.Linear(hidden[-1], 1)) for _ in range(n)])
+        self.qs = nn.ModuleList([nn.Sequential(body([in_dim, *hidden]), nn.Linear(hidden[-1], 1)) for _ in range(n)])
 
     def forward(self,
                 obs,                                   # a batch of observations `[B, ...]`
@@ -210,10 +212,11 @@ class MLPActor(nn.Module):
                  # a batch of observations `[B, O...]` (or a tree of them), for the input size
                  obs_example,
                  act_dim: int,                         # action dimensions
-                 hidden=None):                         # hidden layer sizes (None: the class's `hidden`)
+                 hidden=None,                          # hidden layer sizes (None: the class's `hidden`)
+                 body: Callable = mlp):                # `body(sizes)`: the layers before the head
         super().__init__()
         hidden = tuple(self.hidden if hidden is None else hidden)
-        self._head(mlp([flatten_obs(obs_example).shape[1], *hidden]), hidden[-1], act_dim)
+        self._head(body([flatten_obs(obs_example).shape[1], *hidden]), hidden[-1], act_dim)
 
     def _head(self, body, width, act_dim):
         raise NotImplementedError(f'{type(self).__name__} must define _head(body, width, act_dim): the modules after '

@@ -28,6 +28,7 @@ from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig, LearnedTemperature, FixedTemperature
 from .agents.td3 import TD3Config, Smoothing
 from .agents.tqc import TQCConfig
+from .agents.crossq import CrossQConfig
 from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
 
@@ -188,10 +189,22 @@ _QRDQN = replace(_TARGET, lr=2.3e-3, buffer=100_000, n_step=1, train_every=256, 
                  head=Quantile(10))
 _PENDULUM_SAC = SACConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
 _PENDULUM_TQC = TQCConfig(total_steps=20_000, lr=1e-3, eval_every=1_000, eval_episodes=20, threshold=-200)
+# rl-baselines3-zoo's crossq.yml (Pendulum-v1): the critics as wide as the actor, the actor every 2nd step
+_PENDULUM_CROSSQ = CrossQConfig(total_steps=20_000, policy_delay=2, critic_hidden=(256, 256), eval_every=1_000,
+                                eval_episodes=20, threshold=-200)
 _PENDULUM_TD3 = TD3Config(total_steps=20_000, gamma=0.98, buffer=200_000, learning_starts=200, lr=2e-3, tau=0.01, bs=64,
                           hidden=(64, 64),
                           # small and quick: the zoo's [400, 300] from 10,000 random steps is far slower here
                           eval_every=1_000, eval_episodes=20, threshold=-200)
+_BOX_PRESETS = [   # continuous actions, on Pendulum
+    Preset('sac', 'Pendulum-v1', _PENDULUM_SAC,
+           'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
+    Preset('td3', 'Pendulum-v1', _PENDULUM_TD3,
+           'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small nets, from step 200'),
+    Preset('tqc', 'Pendulum-v1', _PENDULUM_TQC,
+           "TQC: SAC's actor, quantile critics, the top target atoms dropped (Kuznetsov et al. 2020); zoo settings"),
+    Preset('crossq', 'Pendulum-v1', _PENDULUM_CROSSQ,
+           'CrossQ: SAC without targets, batch-renormalised critics on joint batches (Bhatt et al. 2024); zoo settings')]
 # rl-baselines3-zoo's (evaluation: ours)
 _MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)
 
@@ -275,12 +288,7 @@ PRESETS = {p.algo: p for p in [*_VALUE_PRESETS,
            "APPO: IMPALA's asynchronous V-trace with PPO's clipped surrogate and epochs"),
     Preset('ppo_lstm', 'CartPoleNoVel-v1', RecurrentPPOConfig(eval_every=2_500),
            'Recurrent PPO (LSTM actor and critic) on CartPole without velocities; rl-baselines3-zoo settings'),
-    Preset('sac', 'Pendulum-v1', _PENDULUM_SAC,
-           'Soft Actor-Critic with a learned temperature (Haarnoja et al. 2018, 2019); rl-baselines3-zoo settings'),
-    Preset('td3', 'Pendulum-v1', _PENDULUM_TD3,
-           'TD3: twin critics, target smoothing, delayed actor (Fujimoto et al. 2018); small nets, from step 200'),
-    Preset('tqc', 'Pendulum-v1', _PENDULUM_TQC,
-           "TQC: SAC's actor, quantile critics, the top target atoms dropped (Kuznetsov et al. 2020); zoo settings"),
+    *_BOX_PRESETS,
     Preset('selfplay_dqn', 'tictactoe_v3', SelfPlayConfig(),
            'DQN by self-play with the negamax target on a PettingZoo board game (pip install "rlnb[multiagent]")'),
     Preset('dqn_atari', 'PongNoFrameskip-v4', _DQN_ATARI,

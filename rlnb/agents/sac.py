@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/agents.sac.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from typing import Callable
 from fastcore.basics import patch
 import torch
 from torch import nn
@@ -24,7 +25,7 @@ from ..core import EnvSteps, LearnerSteps   # the units of the inherited fields,
 
 # %% auto #0
 __all__ = ['squashed_sample', 'SquashedGaussianActor', 'SquashedGaussianSelector', 'SACNets', 'SACCriticLoss', 'SACActorLoss',
-           'SACAlphaLoss', 'LearnedTemperature', 'FixedTemperature', 'SACConfig', 'sac_parts']
+           'SACAlphaLoss', 'LearnedTemperature', 'FixedTemperature', 'temperature_args', 'SACConfig', 'sac_parts']
 
 # %% ../../nbs/12a_agents.sac.ipynb #b594f663
 def squashed_sample(mean,                              # the Gaussian's means `[B, A]`
@@ -70,10 +71,13 @@ class SACNets(nn.Module):
                  act_dim: int,                         # action dimensions
                  hidden=(256, 256),                    # hidden layers of the actor and of each critic
                  alpha: float | None = None,           # a fixed temperature (None: learned, starting at `alpha_init`)
-                 alpha_init: float = 1.0):             # the learned temperature's initial value
+                 alpha_init: float = 1.0,              # the learned temperature's initial value
+                 actor: Callable = SquashedGaussianActor,   # `actor(obs_example, act_dim, hidden)` makes the actor
+                 critic: Callable = TwinQ,             # `critic(obs_example, act_dim, hidden)` makes the critics
+                 critic_hidden=None):                  # the critics' hidden layers (None: `hidden`)
         super().__init__()
-        self.actor = SquashedGaussianActor(obs_example, act_dim, hidden)
-        self.critic = TwinQ(obs_example, act_dim, hidden)
+        self.actor = actor(obs_example, act_dim, hidden)
+        self.critic = critic(obs_example, act_dim, hidden if critic_hidden is None else critic_hidden)
         log_alpha = torch.tensor(math.log(alpha_init if alpha is None else alpha))
         if alpha is None: self.log_alpha = nn.Parameter(log_alpha)
         else: self.register_buffer('log_alpha', log_alpha)
@@ -116,13 +120,19 @@ class SACActorLoss(LossCallback):
                  nets: SACNets,                        # the actor, critics and temperature
                  lr: float = 3e-4,                     # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the actor's gradient norm (None: no clipping)
-                 seed: int = 0):                       # seeds the draws of a
-        super().__init__(nets.actor.parameters(), adam, lr, max_grad_norm, order=1, name='actor')
+                 seed: int = 0,                        # seeds the draws of a
+                 period: int = 1,                      # update on every `period`-th learner step (CrossQ's: 3)
+                 opt_func: Callable = adam):           # `opt_func(params, lr=lr)` builds the optimizer
+        super().__init__(nets.actor.parameters(), opt_func, lr, max_grad_norm, period=period, order=1, name='actor')
         self.nets, self.logp = nets, None
         self.gen = torch.Generator(nets.log_alpha.device).manual_seed(seed)
+    def sample(self,
+               obs) -> tuple:                         # a batch of observations
+        "`(a, log π(a|s))` drawn from the actor, reparameterised"
+        return squashed_sample(**self.nets.actor(obs), gen=self.gen)
     def predict(self,
                 batch):                               # the batch the learner drew
-        a, logp = squashed_sample(**self.nets.actor(batch.step.obs), gen=self.gen)
+        a, logp = self.sample(batch.step.obs)
         self.logp = logp.detach()
         return self.nets.critic(batch.step.obs, a).min(0).values, logp
     def compute(self,
@@ -142,8 +152,9 @@ class SACAlphaLoss(LossCallback):
                  nets: SACNets,                        # holds `log_alpha`, the parameter this loss moves
                  actor_loss: SACActorLoss,             # the batch's log-densities come from it
                  target_entropy: float,                # H̄ (SAC's default: minus the action dimensions)
-                 lr: float = 3e-4):                    # Adam's learning rate
-        super().__init__([nets.log_alpha], adam, lr, order=2, name='alpha')
+                 lr: float = 3e-4,                     # Adam's learning rate
+                 period: int = 1):                     # update on every `period`-th learner step (CrossQ's actor's)
+        super().__init__([nets.log_alpha], adam, lr, period=period, order=2, name='alpha')
         self.nets, self.actor_loss, self.target_entropy = nets, actor_loss, target_entropy
     def compute(self,
                 pred,                                 # unused: the log-densities come from the actor loss
@@ -168,6 +179,14 @@ class FixedTemperature:
     "α fixed for the whole run"
     alpha: float = 0.2                     # the temperature
     def __post_init__(self): check_fields(self, alpha=_POS)
+
+# %% ../../nbs/12a_agents.sac.ipynb #f8394df2
+def temperature_args(t,                                # a `LearnedTemperature` or a `FixedTemperature`
+                     act_dim: int                      # action dimensions (the default H̄ is minus them)
+                    ) -> tuple:
+    "`(alpha, alpha_init, target_entropy)`: alpha None when learned; target_entropy None when fixed"
+    if isinstance(t, FixedTemperature): return t.alpha, 1., None
+    return None, t.init, -float(act_dim) if t.target_entropy is None else t.target_entropy
 
 # %% ../../nbs/12a_agents.sac.ipynb #5a793581
 @dataclass
@@ -206,16 +225,14 @@ def sac_parts(cfg: SACConfig,                        # the config
              ) -> ActorCriticParts:
     "SAC's networks, its three losses (two with a fixed temperature), its selector and the target critics' updates"
     nets, critic, actor = nets or SACNets, critic or SACCriticLoss, actor or SACActorLoss
-    s, act_dim, t = seeder.spawn(3), space.shape[0], cfg.temperature
-    learned = isinstance(t, LearnedTemperature)
-    alpha, init = (None, t.init) if learned else (t.alpha, 1.)
+    s, act_dim = seeder.spawn(3), space.shape[0]
+    alpha, init, h = temperature_args(cfg.temperature, act_dim)
     nets = nets(obs_example, act_dim, cfg.hidden, alpha, init).to(cfg.torch_device)
     target = target_copy(nets.critic)
     low, high = (torch.as_tensor(b, device=cfg.torch_device) for b in (space.low, space.high))
     critic = critic(nets, target, low, high, cfg.gamma, cfg.lr, cfg.grad_clip, seed=s[0].int())
     actor = actor(nets, cfg.lr, cfg.grad_clip, seed=s[1].int())
-    h = -float(act_dim) if not learned or t.target_entropy is None else t.target_entropy
-    losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if learned else [])
+    losses = [critic, actor] + ([SACAlphaLoss(nets, actor, h, cfg.lr)] if h is not None else [])
     sel = SquashedGaussianSelector(space.low, space.high, cfg.learning_starts, seed=s[2].int())
     polyak = TargetNetworkCallback(target, nets.critic, SoftUpdate(cfg.tau), after='critic')
     return ActorCriticParts(nets, nets.actor, sel, losses, [polyak])

@@ -6,7 +6,6 @@ Docs: https://rlnb.github.io/rlnb/agents.tqc.html.md"""
 
 # %% ../../nbs/12c_agents.tqc.ipynb #12c00002
 from __future__ import annotations
-import math
 from dataclasses import dataclass
 from functools import partial
 from fastcore.basics import patch
@@ -16,12 +15,12 @@ from ..core import check_fields, POSITIVE_INT, NON_NEGATIVE_INT
 from ..nets import flatten_obs, mlp
 from ..rl import RLLearner, Run
 from ..continuous import CriticLoss, ActorCriticParts, continuous_learner
-from .sac import SquashedGaussianActor, SACActorLoss, SACConfig, squashed_sample, sac_parts
+from .sac import SACNets, SACActorLoss, SACConfig, squashed_sample, sac_parts
 from .dqn.quantile import quantile_huber_loss
 from ..core import EnvSteps, LearnerSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
-__all__ = ['QuantileCritics', 'TQCNets', 'truncated_atoms', 'TQCCriticLoss', 'TQCActorLoss', 'TQCConfig', 'tqc_parts']
+__all__ = ['QuantileCritics', 'tqc_nets', 'truncated_atoms', 'TQCCriticLoss', 'TQCActorLoss', 'TQCConfig', 'tqc_parts']
 
 # %% ../../nbs/12c_agents.tqc.ipynb #12c00009
 class QuantileCritics(nn.Module):
@@ -45,26 +44,17 @@ class QuantileCritics(nn.Module):
         return torch.stack([q(x) for q in self.qs])
 
 # %% ../../nbs/12c_agents.tqc.ipynb #12c00022
-class TQCNets(nn.Module):
-    "TQC's trained networks: SAC's `actor`, the `critic` (`QuantileCritics`) and `log_alpha`"
-    def __init__(self,
-                 obs_example,                          # a batch of observations, for the input sizes
-                 act_dim: int,                         # action dimensions
-                 hidden=(256, 256),                    # hidden layers of the actor and of each critic
-                 alpha: float | None = None,           # a fixed temperature (None: learned, starting at `alpha_init`)
-                 alpha_init: float = 1.0,              # the learned temperature's initial value
-                 n_critics: int = 2,                   # critics N
-                 n_quantiles: int = 25):               # quantiles M per critic
-        super().__init__()
-        self.actor = SquashedGaussianActor(obs_example, act_dim, hidden)
-        self.critic = QuantileCritics(obs_example, act_dim, hidden, n_critics, n_quantiles)
-        log_alpha = torch.tensor(math.log(alpha_init if alpha is None else alpha))
-        if alpha is None: self.log_alpha = nn.Parameter(log_alpha)
-        else: self.register_buffer('log_alpha', log_alpha)
-    @property
-    def alpha(self) -> torch.Tensor:
-        "The temperature, detached"
-        return self.log_alpha.detach().exp()
+def tqc_nets(obs_example,                          # a batch of observations, for the input sizes
+             act_dim: int,                         # action dimensions
+             hidden=(256, 256),                    # hidden layers of the actor and of each critic
+             alpha: float | None = None,           # a fixed temperature (None: learned, starting at `alpha_init`)
+             alpha_init: float = 1.0,              # the learned temperature's initial value
+             n_critics: int = 2,                   # critics N
+             n_quantiles: int = 25                 # quantiles M per critic
+            ) -> SACNets:
+    "TQC's trained networks: `SACNets` with `QuantileCritics` for the critics"
+    return SACNets(obs_example, act_dim, hidden, alpha, alpha_init,
+                   critic=partial(QuantileCritics, n=n_critics, n_quantiles=n_quantiles))
 
 # %% ../../nbs/12c_agents.tqc.ipynb #12c00012
 def truncated_atoms(z_nBM: torch.Tensor,      # the target critics' quantiles at (s', a') `[N, B, M]`
@@ -78,7 +68,7 @@ def truncated_atoms(z_nBM: torch.Tensor,      # the target critics' quantiles at
 class TQCCriticLoss(CriticLoss):
     "Every critic's quantiles against the truncated, shifted target atoms, by the quantile Huber loss (mean reduction)"
     def __init__(self,
-                 nets: nn.Module,                      # `TQCNets`: the actor, critics and temperature
+                 nets: SACNets,                        # `tqc_nets`: the actor, critics and temperature
                  target: nn.Module,                    # the target critics (a frozen copy of `nets.critic`)
                  low,                                  # the action space's lower bounds
                  high,                                 # the action space's upper bounds
@@ -109,7 +99,7 @@ class TQCActorLoss(SACActorLoss):
     "SAC's policy loss with the mean of every critic's every quantile for Q: `α log π(a|s) - mean Z(s, a)`"
     def predict(self,
                 batch):                               # the batch the learner drew
-        a, logp = squashed_sample(**self.nets.actor(batch.step.obs), gen=self.gen)
+        a, logp = self.sample(batch.step.obs)
         self.logp = logp.detach()
         return self.nets.critic(batch.step.obs, a).mean((0, 2)), logp
 
@@ -136,7 +126,7 @@ def tqc_parts(cfg: TQCConfig,                        # the config
              ) -> ActorCriticParts:
     "SAC's parts (`sac_parts`) with TQC's networks, critic loss and actor loss"
     return sac_parts(cfg, obs_example, space, seeder,
-                     partial(TQCNets, n_critics=cfg.n_critics, n_quantiles=cfg.n_quantiles),
+                     partial(tqc_nets, n_critics=cfg.n_critics, n_quantiles=cfg.n_quantiles),
                      partial(TQCCriticLoss, drop_per_net=cfg.drop_per_net), TQCActorLoss)
 
 @patch

@@ -2166,4 +2166,8 @@ d = { 'settings': { 'branch': 'main',
                            'rlnb.tune._work': ('tune.html#_work', 'rlnb/tune.py'),
                            'rlnb.tune._work_in': ('tune.html#_work_in', 'rlnb/tune.py'),
                            'rlnb.tune.run_study': ('tune.html#run_study', 'rlnb/tune.py'),
-                           'rlnb.tune.suggest': ('tune.html#suggest', 'rlnb/tune.py')}}}
+                           'rlnb.tune.suggest': ('tune.html#suggest', 'rlnb/tune.py')},
+            'rlnb.zoo': { 'rlnb.zoo._schedule': ('zoo.html#_schedule', 'rlnb/zoo.py'),
+                          'rlnb.zoo.zoo_a2c': ('zoo.html#zoo_a2c', 'rlnb/zoo.py'),
+                          'rlnb.zoo.zoo_dqn': ('zoo.html#zoo_dqn', 'rlnb/zoo.py'),
+                          'rlnb.zoo.zoo_ppo': ('zoo.html#zoo_ppo', 'rlnb/zoo.py')}}}

@@ -73,6 +73,7 @@ from .agents.sac import *
 from .agents.td3 import *
 from .agents.tqc import *
 from .agents.crossq import *
+from .zoo import *
 from .agents.selfplay import *
 
 # %% ../nbs/99_all.ipynb #a11c0de2

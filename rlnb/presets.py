@@ -29,6 +29,7 @@ from .agents.sac import SACConfig, LearnedTemperature, FixedTemperature
 from .agents.td3 import TD3Config, Smoothing
 from .agents.tqc import TQCConfig
 from .agents.crossq import CrossQConfig
+from .zoo import ZOO
 from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
 
@@ -325,6 +326,7 @@ ENV_PRESETS = {(p.algo, p.env): p for p in [
       for env, t in (('HalfCheetah-v5', 4800.), ('Hopper-v5', 3800.))],
     Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored '
                                                              'batches; evaluated against the lookahead player'),
+    *[Preset(a, e, c, f"{a} on {e}: rl-baselines3-zoo's {src}") for (a, e), (c, src) in ZOO.items()],   # 19a
 ]}
 
 # %% ../nbs/19b_presets.ipynb #b7acb034

@@ -108,8 +108,7 @@ class CriticLoss(LossCallback):
     `targets(step)`"""
     def __init__(self,
                  critic: nn.Module,                    # a `TwinQ`: `critic(obs, unit_actions) -> [n, B]`
-                 # the action space's lower bounds: stored actions are mapped to [-1, 1] with them
-                 low,
+                 low,                                  # the action space's lower bounds (stored actions map to [-1, 1])
                  high,                                 # the action space's upper bounds
                  lr: float = 1e-3,                     # Adam's learning rate
                  max_grad_norm: float | None = None,   # clip the critics' gradient norm (None: no clipping)

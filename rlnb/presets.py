@@ -205,7 +205,7 @@ _BOX_PRESETS = [   # continuous actions, on Pendulum
     Preset('tqc', 'Pendulum-v1', _PENDULUM_TQC,
            "TQC: SAC's actor, quantile critics, the top target atoms dropped (Kuznetsov et al. 2020); zoo settings"),
     Preset('crossq', 'Pendulum-v1', _PENDULUM_CROSSQ,
-           'CrossQ: SAC without targets, batch-renormalised critics on joint batches (Bhatt et al. 2024); zoo settings')]
+           'CrossQ: SAC without targets, renormalised critics on joint batches (Bhatt et al. 2024); zoo settings')]
 # rl-baselines3-zoo's (evaluation: ours)
 _MUJOCO = dict(total_steps=1_000_000, learning_starts=10_000, eval_every=10_000, eval_episodes=10)
 

@@ -1,4 +1,4 @@
-"""rl-baselines3-zoo's tuned hyperparameters for the standard envs, written in the zoo's own words and read into rlnb configs.
+"""rl-baselines3-zoo's tuned hyperparameters for the standard envs, in the zoo's own words, read into rlnb configs.
 
 Docs: https://rlnb.github.io/rlnb/zoo.html.md"""
 
@@ -96,8 +96,8 @@ def zoo_a2c(n_timesteps: float,                    # env steps of the run
 # %% ../nbs/19a_zoo.ipynb #19a00016
 _LL, _MC, _AB = dict(threshold=200.), dict(threshold=-110.), dict(threshold=-100.)
 ZOO = {   # (algo, env) -> (config, its source)
-    ('dqn', 'LunarLander-v3'): (zoo_dqn(1e5, learning_rate=6.3e-4, batch_size=128, buffer_size=50_000, learning_starts=0,
-        target_update_interval=250, train_freq=4, gradient_steps=-1, exploration_fraction=0.12,
+    ('dqn', 'LunarLander-v3'): (zoo_dqn(1e5, learning_rate=6.3e-4, batch_size=128, buffer_size=50_000,
+        learning_starts=0, target_update_interval=250, train_freq=4, gradient_steps=-1, exploration_fraction=0.12,
         exploration_final_eps=0.1, net_arch=(256, 256), **_LL), 'dqn.yml'),
     ('dqn', 'MountainCar-v0'): (zoo_dqn(1.2e5, learning_rate=4e-3, batch_size=128, buffer_size=10_000,
         learning_starts=1000, gamma=0.98, target_update_interval=600, train_freq=16, gradient_steps=8,
@@ -128,6 +128,7 @@ ZOO |= {
                                     n_epochs=4, ent_coef=0., **_AB), 'ppo.yml'),
     ('a2c', 'LunarLander-v3'): (zoo_a2c(2e5, n_envs=8, gamma=0.995, n_steps=5, learning_rate='lin_0.00083',
                                         ent_coef=1e-5, **_LL), 'a2c.yml (Adam for RMSprop)'),
-    ('a2c', 'MountainCar-v0'): (zoo_a2c(1e6, normalize=True, n_envs=16, ent_coef=0., **_MC), 'a2c.yml (Adam for RMSprop)'),
+    ('a2c', 'MountainCar-v0'): (zoo_a2c(1e6, normalize=True, n_envs=16, ent_coef=0., **_MC),
+                                'a2c.yml (Adam for RMSprop)'),
     ('a2c', 'Acrobot-v1'): (zoo_a2c(5e5, normalize=True, n_envs=16, ent_coef=0., **_AB), 'a2c.yml (Adam for RMSprop)'),
 }

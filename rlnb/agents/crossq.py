@@ -1,4 +1,4 @@
-"""CrossQ: SAC without target networks, its critics batch-renormalised over the current and the next state-actions at once.
+"""CrossQ: SAC without target networks, its batch-renormalised critics fed current and next state-actions as one batch.
 
 Docs: https://rlnb.github.io/rlnb/agents.crossq.html.md"""
 
@@ -126,9 +126,11 @@ class CrossQCriticLoss(CriticLoss):
 
 # %% ../../nbs/12d_agents.crossq.ipynb #12d00027
 class CrossQActorLoss(SACActorLoss):
-    "SAC's policy loss `α log π(a|s) - min Q(s, a)`, the actor on its batch statistics, the critics on their running ones"
+    "SAC's policy loss `α log π(a|s) - min Q(s, a)`, the actor on batch statistics, the critics on running ones"
     def sample(self,
-               obs) -> tuple:                         # a batch of observations
+               obs                                    # a batch of observations
+              ) -> tuple:
+        "SAC's draw with the actor's `BatchRenorm` layers on the batch's statistics"
         with batch_statistics(self.nets.actor): return super().sample(obs)
 
 # %% ../../nbs/12d_agents.crossq.ipynb #12d00030

@@ -127,7 +127,8 @@ class SACActorLoss(LossCallback):
         self.nets, self.logp = nets, None
         self.gen = torch.Generator(nets.log_alpha.device).manual_seed(seed)
     def sample(self,
-               obs) -> tuple:                         # a batch of observations
+               obs                                    # a batch of observations
+              ) -> tuple:
         "`(a, log π(a|s))` drawn from the actor, reparameterised"
         return squashed_sample(**self.nets.actor(obs), gen=self.gen)
     def predict(self,

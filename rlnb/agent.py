@@ -16,9 +16,10 @@ import torch.nn.functional as F
 from .core import Seeder, tree_map, tree_leaves, tree_to, rng_state, set_rng_state
 
 # %% auto #0
-__all__ = ['space_kind', 'Selector', 'first_leaf', 'q_and_info', 'ArgmaxSelector', 'LinearSchedule', 'ExponentialSchedule',
-           'EpsilonGreedySelector', 'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent',
-           'reset_state', 'RecurrentAgent', 'RandomAgent']
+__all__ = ['ILLEGAL', 'space_kind', 'Selector', 'first_leaf', 'q_and_info', 'ArgmaxSelector', 'LinearSchedule',
+           'ExponentialSchedule', 'action_mask', 'masked', 'legal_random', 'EpsilonGreedySelector',
+           'CategoricalSelector', 'gaussian_logp', 'GaussianSelector', 'model_device', 'Agent', 'reset_state',
+           'RecurrentAgent', 'RandomAgent']
 
 # %% ../nbs/04_agent.ipynb #2a5001ee
 def space_kind(space                                 # a gymnasium space (recognised by its type name)
@@ -109,6 +110,29 @@ class ExponentialSchedule:
         self.start, self.end, self.decay = start, end, decay
     def __call__(self, t: int) -> float: return self.end + (self.start - self.end) * math.exp(-t / self.decay)
 
+# %% ../nbs/04_agent.ipynb #6a3253fc
+ILLEGAL = -1e9   # the value (or logit) given to an illegal action
+
+def action_mask(obs):                                # a batch of observations (or a tree of them)
+    "The legal actions `obs` carries, bool `[B, A]` (`obs['action_mask']`), or None"
+    return obs['action_mask'].bool() if isinstance(obs, dict) and 'action_mask' in obs else None
+
+def masked(q_BA,                                     # values or logits `[B, A]`
+           mask_BA                                   # `[B, A]`: the legal actions (true or 1)
+          ) -> torch.Tensor:
+    "`q` with the illegal actions' entries set to `ILLEGAL`"
+    if mask_BA.shape != q_BA.shape:
+        raise ValueError(f"The action mask has shape {tuple(mask_BA.shape)} and the values {tuple(q_BA.shape)}: the "
+                         "mask needs one entry per action, for every row.")
+    return q_BA.masked_fill(~mask_BA.bool(), ILLEGAL)
+
+# %% ../nbs/04_agent.ipynb #caafd23e
+def legal_random(mask_BA,                            # `[B, A]`: the legal actions
+                 gen: torch.Generator                # draws the noise
+                ) -> torch.Tensor:
+    "A uniformly random legal action per row: the argmax of uniform noise over the legal actions"
+    return torch.rand(mask_BA.shape, generator=gen).masked_fill(~mask_BA.bool().cpu(), -1.).argmax(1)
+
 # %% ../nbs/04_agent.ipynb #803ba9ed
 class EpsilonGreedySelector(Selector):
     "Argmax of the Q-values, replaced by a uniformly random action with probability `schedule(env_step)`"
@@ -172,12 +196,26 @@ def act(self: EpsilonGreedySelector,
         obs,                                  # a batch of observations `[B, ...]` (or a tree of them)
         deterministic: bool = False):         # act greedily (evaluation)
     """As `self(forward(obs))`, without the forward when every row explores (as Stable-Baselines3 does); the info then
-    has no 'q'"""
+    has no 'q'. With an action mask in `obs`, among the legal actions only"""
+    if (mask := action_mask(obs)) is not None: return self._act_masked(forward, obs, mask, deterministic)
     if deterministic: return self(forward(obs), deterministic)
     x = first_leaf(obs)
     eps, explore_B, n_explore, rand_B = self._draw(x.shape[0], self.n_actions)
     if n_explore == len(explore_B): return rand_B.to(x.device, non_blocking=True), {'epsilon': eps}
     return self._pick(*q_and_info(forward(obs)), eps, explore_B, n_explore, rand_B)
+
+@patch
+def _act_masked(self: EpsilonGreedySelector, forward, obs, mask, deterministic: bool):
+    "The best legal action, or with probability ε a random legal one"
+    if deterministic: q, info = q_and_info(forward(obs)); return masked(q, mask).argmax(-1), info
+    B, eps = mask.shape[0], self.epsilon
+    explore = torch.rand(B, generator=self.gen) < eps
+    rand = legal_random(mask, self.gen)
+    self.env_step += B
+    if bool(explore.all()): return rand.to(mask.device), {'epsilon': eps}
+    q, info = q_and_info(forward(obs))
+    greedy = masked(q, mask).argmax(-1)
+    return torch.where(explore.to(greedy.device), rand.to(greedy.device), greedy), info | {'epsilon': eps}
 
 # %% ../nbs/04_agent.ipynb #aa1bd7bd
 class CategoricalSelector(Selector):

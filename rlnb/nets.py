@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from fastcore.basics import patch
 from .core import tree_leaves, tree_map
-from .agent import space_kind
+from .agent import space_kind, action_mask, masked
 from .actions import action_layout, policy_out
 
 # %% auto #0
@@ -179,7 +179,9 @@ class QNetwork(nn.Module):
         self.body, n = body(net, obs_example, hidden)
         self.flat = net == 'mlp'
         self.head = (head or nn.Linear)(n, n_actions)
-    def forward(self, obs) -> torch.Tensor: return self.head(self.body(flatten_obs(obs) if self.flat else obs))
+    def forward(self, obs) -> torch.Tensor:
+        q_BA = self.head(self.body(flatten_obs(obs) if self.flat else obs))
+        return q_BA if (m := action_mask(obs)) is None else masked(q_BA, m)   # illegal actions: `ILLEGAL` (04)
 
 # %% ../nbs/07_nets.ipynb #5086a2bf
 class TwinQ(nn.Module):
@@ -270,21 +272,24 @@ def _features(self: ActorCritic, obs):
     return flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
 
 @patch
-def _head(self: ActorCritic, h_BH) -> dict: return policy_out(self.layout, self.pi(h_BH), self.log_std)
+def _head(self: ActorCritic, h_BH, obs) -> dict:
+    out = policy_out(self.layout, self.pi(h_BH), self.log_std)
+    if (m := action_mask(obs)) is not None: out['logits'] = masked(out['logits'], m)   # illegal actions: probability 0
+    return out
 
 @patch
 def policy(self: ActorCritic,
            obs                                   # a batch of observations (or a tree of them)
           ) -> dict:
     "The policy's output alone: what an agent needs to act (the critic is not run)"
-    return self._head(self.actor(self._features(obs)))
+    return self._head(self.actor(self._features(obs)), obs)
 
 # %% ../nbs/07_nets.ipynb #923c8c92
 @patch
 def forward(self: ActorCritic, obs) -> dict:
     x_BO = self._features(obs)
     h_BH = self.actor(x_BO)
-    return self._head(h_BH) | {'value': self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]}
+    return self._head(h_BH, obs) | {'value': self.v(h_BH if self.critic is None else self.critic(x_BO))[:, 0]}
 
 # %% ../nbs/07_nets.ipynb #0316b6f1
 class LSTMActorCritic(nn.Module):

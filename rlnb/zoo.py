@@ -48,6 +48,7 @@ def _schedule(v) -> tuple:
     if isinstance(v, str) and v.startswith('lin_'): return float(v[4:]), 'linear'
     return float(v), 'constant'
 
+# %% ../nbs/19a_zoo.ipynb #19a0012b
 def zoo_ppo(n_timesteps: float,                    # env steps of the run
             n_envs: int = 1,                       # envs collecting side by side
             n_steps: int = 2048,                   # steps per env per rollout

@@ -43,18 +43,21 @@ class BatchRenorm(nn.Module):
         self.scale, self.bias = nn.Parameter(torch.ones(n)), nn.Parameter(torch.zeros(n))
         self.momentum, self.eps, self.warmup, self.rmax, self.dmax = momentum, eps, warmup, rmax, dmax
         self.batch_stats = False
-    def forward(self, x):
-        if not self.batch_stats:                       # (x - mean) / √(var + ε) · scale + bias, in one pass
-            k = self.scale / (self.var + self.eps).sqrt()
-            return torch.addcmul(self.bias - self.mean * k, x, k)
-        bm = x.mean(0); xc = x - bm
-        bv = (xc * xc).sum(0) / (len(x) - 1)           # unbiased (torch's `var(0)` is ten times slower on a CPU)
-        with torch.no_grad():
-            std, on = (self.var + self.eps).sqrt(), self.steps > self.warmup
-            r = torch.where(on, ((bv + self.eps).sqrt() / std).clamp(1 / self.rmax, self.rmax), 1.)
-            d = torch.where(on, ((bm - self.mean) / std).clamp(-self.dmax, self.dmax), 0.)
-            self.mean.lerp_(bm, self.momentum); self.var.lerp_(bv, self.momentum); self.steps += 1
-        return torch.addcmul(d * self.scale + self.bias, xc, r * self.scale / (bv + self.eps).sqrt())
+
+# %% ../../nbs/12d_agents.crossq.ipynb #5475a175
+@patch
+def forward(self: BatchRenorm, x):
+    if not self.batch_stats:                       # (x - mean) / √(var + ε) · scale + bias, in one pass
+        k = self.scale / (self.var + self.eps).sqrt()
+        return torch.addcmul(self.bias - self.mean * k, x, k)
+    bm = x.mean(0); xc = x - bm
+    bv = (xc * xc).sum(0) / (len(x) - 1)           # unbiased (torch's `var(0)` is ten times slower on a CPU)
+    with torch.no_grad():
+        std, on = (self.var + self.eps).sqrt(), self.steps > self.warmup
+        r = torch.where(on, ((bv + self.eps).sqrt() / std).clamp(1 / self.rmax, self.rmax), 1.)
+        d = torch.where(on, ((bm - self.mean) / std).clamp(-self.dmax, self.dmax), 0.)
+        self.mean.lerp_(bm, self.momentum); self.var.lerp_(bv, self.momentum); self.steps += 1
+    return torch.addcmul(d * self.scale + self.bias, xc, r * self.scale / (bv + self.eps).sqrt())
 
 # %% ../../nbs/12d_agents.crossq.ipynb #12d00010
 @contextmanager

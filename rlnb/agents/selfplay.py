@@ -18,14 +18,14 @@ import torchdata.nodes as tn
 from ..core import (Step, Seeder, tree_map, tree_cat, check_fields, one_of, POSITIVE_INT, POSITIVE, LAYERS, BOOL,
                        UNIT, EnvSteps, LearnerSteps)
 from ..loss import ModelLoss
-from ..agent import Agent, LinearSchedule
+from ..agent import Agent, LinearSchedule, EpsilonGreedySelector, masked
 from ..fast import adam
 from ..nets import mlp
 from ..rl import RLLearner, Run, seeded_init, collection
 from ..data.eval import EvalCallback
 from ..loop import Cycle
 from ..callback import Callback
-from ..data.battle import (masked, board_obs, battle_players, MaskedEpsilonGreedySelector, BattleCollector, SelfPlay,
+from ..data.battle import (board_obs, battle_players, BattleCollector, SelfPlay,
                               Rival, OpponentPool, Players)
 from ..data.games import play_games
 from ..data.heuristics import HEURISTICS, fixed_player
@@ -287,7 +287,7 @@ class SnapshotPool(OpponentPool):
                  seed: int = 0):                       # seeds the draws and the snapshots' exploration
         super().__init__((), size, seed)
         self.net = net
-        self.selector = MaskedEpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
+        self.selector = EpsilonGreedySelector(n_actions, LinearSchedule(eps, eps, 1), seed=seed + 1)
         # the members' networks: a fleet sends them beside the learner's (`data.battle.battle_model`)
         self.model = Snapshots(net, size)
         self._slots, self._seen = [None] * size, 0   # each slot's agent, acting with a copy of its own; snapshots seen
@@ -420,7 +420,7 @@ def build(self: SelfPlayConfig, run: Run) -> RLLearner:
         return net, dqn_loss(cfg, net)
     net, loss = seeded_init(seeds[0].int(), build)
     def explorer(net, seed: int, share: int = 1):   # ε decays over its share of the moves (a rival makes half)
-        return Agent(net, MaskedEpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps, share), seed=seed))
+        return Agent(net, EpsilonGreedySelector(n, cfg.exploration.schedule(cfg.total_steps, share), seed=seed))
     rival = type(cfg.opponent) is RivalOpponent
     agent = explorer(net, seeds[1].int(), 2 if rival else 1)
     opponent, replay, monitor_cbs, nets = cfg._sides(net, loss, n, seeds, build, explorer)

@@ -16,32 +16,14 @@ from torch import nn
 import torchdata.nodes as tn
 from ..core import Step, Seeder, rng_state, set_rng_state
 from ..loop import Loop
-from ..agent import EpsilonGreedySelector, q_and_info
+from ..agent import EpsilonGreedySelector, q_and_info, ILLEGAL, masked, legal_random
 from .collector import Collector
 
 # %% auto #0
-__all__ = ['ILLEGAL', 'masked', 'legal_random', 'board_obs', 'MaskedEpsilonGreedySelector', 'LegalRandomAgent', 'battle_players',
-           'SelfPlay', 'Rival', 'BattleCollector', 'OpponentPool', 'battle_model', 'Players']
-
-# %% ../../nbs/05h_data.battle.ipynb #15b4bdd6
-ILLEGAL = -1e9   # the value given to an illegal move
-
-def masked(q_BA,                                     # values `[B, A]`
-           mask_BA                                   # bool `[B, A]`: the legal moves
-          ) -> torch.Tensor:
-    "`q` with the illegal moves' values set to `ILLEGAL`"
-    if mask_BA.shape != q_BA.shape:
-        raise ValueError(f"The action mask has shape {tuple(mask_BA.shape)} and the values {tuple(q_BA.shape)}: the "
-                         "mask needs one entry per action, for every row.")
-    return q_BA.masked_fill(~mask_BA.bool(), ILLEGAL)
+__all__ = ['board_obs', 'LegalRandomAgent', 'battle_players', 'SelfPlay', 'Rival', 'BattleCollector', 'OpponentPool',
+           'battle_model', 'Players']
 
 # %% ../../nbs/05h_data.battle.ipynb #13827911
-def legal_random(mask_BA,                            # bool `[B, A]`: the legal moves
-                 gen: torch.Generator                # draws the noise
-                ) -> torch.Tensor:
-    "A uniformly random legal move per row: the argmax of uniform noise over the legal moves"
-    return torch.rand(mask_BA.shape, generator=gen).masked_fill(~mask_BA.bool().cpu(), -1.).argmax(1)
-
 def board_obs(obs: list,                             # PettingZoo observations (with `action_mask`), or plain ones
               n_actions: int | None = None,         # plain observations: the moves, all legal
               space=None                            # plain observations: their space (a `Discrete` one becomes one-hot)
@@ -58,24 +40,6 @@ def board_obs(obs: list,                             # PettingZoo observations (
         x = np.eye(int(space.n), dtype=np.float32)[x.astype(np.int64) - int(space.start)]
     return dict(observation=torch.as_tensor(x, dtype=torch.float32),
                 action_mask=torch.ones(len(obs), n_actions, dtype=torch.bool))
-
-# %% ../../nbs/05h_data.battle.ipynb #be808d35
-class MaskedEpsilonGreedySelector(EpsilonGreedySelector):
-    "ε-greedy among the legal moves (`obs['action_mask']`): a random legal move with probability ε, else the best"
-    def act(self,
-            forward,                              # obs -> Q-values `[B, A]` (or a dict with `q`)
-            obs: dict,                            # `observation` and `action_mask` `[B, A]`
-            deterministic: bool = False):         # the best legal move (evaluation)
-        mask = obs['action_mask']
-        if deterministic: q, info = q_and_info(forward(obs)); return masked(q, mask).argmax(-1), info
-        B, eps = mask.shape[0], self.epsilon
-        explore = torch.rand(B, generator=self.gen) < eps
-        rand = legal_random(mask, self.gen)
-        self.env_step += B
-        if bool(explore.all()): return rand.to(mask.device), {'epsilon': eps}
-        q, info = q_and_info(forward(obs))
-        greedy = masked(q, mask).argmax(-1)
-        return torch.where(explore.to(greedy.device), rand.to(greedy.device), greedy), info | {'epsilon': eps}
 
 # %% ../../nbs/05h_data.battle.ipynb #d09e7a88
 class LegalRandomAgent:

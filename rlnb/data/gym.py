@@ -15,8 +15,8 @@ from gymnasium.vector.async_vector_env import _async_worker
 from . import pomdp   # registers the partially observed tasks (CartPoleNoVel-v1)
 
 # %% auto #0
-__all__ = ['EnvError', 'register_envs', 'register_installed', 'make_envs', 'needs_one_hot', 'observation_envs', 'readable_env',
-           'ScriptedEnv', 'reset_envs', 'step_envs']
+__all__ = ['EnvError', 'register_envs', 'register_installed', 'ActionMasks', 'has_action_masks', 'make_envs', 'needs_one_hot',
+           'observation_envs', 'readable_env', 'ScriptedEnv', 'reset_envs', 'step_envs']
 
 # %% ../../nbs/05_data.gym.ipynb #4d4b5f64
 class EnvError(RuntimeError):
@@ -81,6 +81,59 @@ def register_installed() -> bool:
     return any([register_envs(f) for f in _PROBE
                 if importlib.util.find_spec({'atari': 'ale_py', 'minatar': 'minatar'}[f])])
 
+# %% ../../nbs/05_data.gym.ipynb #90892bf0
+class ActionMasks(gym.Wrapper):
+    "Observations `{'observation': obs, 'action_mask': int8 [n]}`, from `action_masks()` or `info['action_mask']`"
+    def __init__(self, env: gym.Env):                 # an env with Discrete actions that says which are legal
+        super().__init__(env)
+        if not isinstance(env.action_space, gym.spaces.Discrete):
+            raise ValueError(f'ActionMasks masks Discrete actions; this env acts in {env.action_space}.')
+        self.n = int(env.action_space.n)
+        self.observation_space = gym.spaces.Dict(observation=env.observation_space,
+                                                 action_mask=gym.spaces.Box(0, 1, (self.n,), np.int8))   # not one-hot
+
+# %% ../../nbs/05_data.gym.ipynb #ade836cb
+@patch
+def _obs(self: ActionMasks, obs, info, ends: bool = False) -> dict:
+    "`obs` with the mask of the state it shows (checked: one flag per action, one legal unless the episode `ends`)"
+    u = self.env.unwrapped
+    m = u.action_masks() if hasattr(u, 'action_masks') else info.get('action_mask')
+    if m is None: raise ValueError("ActionMasks: the env has no action_masks() method and its info no 'action_mask'.")
+    if (m := np.asarray(m)).shape != (self.n,):
+        raise ValueError(f'The action mask has shape {m.shape}; this env has {self.n} actions: give one flag each.')
+    if not ends and not m.any():
+        raise ValueError('The action mask allows no action in a state the episode goes on from: at least one '
+                         'action must be legal (a terminal state may have none).')
+    return {'observation': obs, 'action_mask': m.astype(np.int8)}
+
+@patch
+def reset(self: ActionMasks, **kwargs):
+    obs, info = self.env.reset(**kwargs); return self._obs(obs, info), info
+@patch
+def step(self: ActionMasks,
+         action):                                  # an action of the env's
+    obs, r, term, trunc, info = self.env.step(action)
+    return self._obs(obs, info, term or trunc), r, term, trunc, info
+
+# %% ../../nbs/05_data.gym.ipynb #4ef71930
+_MASKED = {}   # env id -> whether its envs say which actions are legal
+
+def has_action_masks(env_id: str,                  # a registered id
+                     **kwargs) -> bool:            # the env's constructor arguments
+    "Whether `env_id`'s env has `action_masks()` or puts `action_mask` in its reset info (False if it cannot be made)"
+    if env_id not in _MASKED:
+        try:
+            e = gym.make(env_id, **kwargs)
+            try:
+                u = e.unwrapped
+                _MASKED[env_id] = (isinstance(e.action_space, gym.spaces.Discrete) and
+                                   not (isinstance(e.observation_space, gym.spaces.Dict) and
+                                        'action_mask' in e.observation_space.spaces) and
+                                   (hasattr(u, 'action_masks') or 'action_mask' in e.reset(seed=0)[1]))
+            finally: e.close()
+        except Exception: return False   # make_envs says why, with the registry's words
+    return _MASKED[env_id]
+
 # %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env
               n_envs: int = 1,                   # number of envs side by side (ignored for a list of functions)
@@ -98,11 +151,12 @@ def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of
         return (gym.vector.AsyncVectorEnv(fns, worker=_guarded_worker) if mode == 'async'
                 else gym.vector.SyncVectorEnv(fns))
     if n_envs < 1: raise ValueError(f'n_envs must be at least 1, got {n_envs}.')
+    if env_id not in gym.registry: register_installed()   # an Atari or MinAtar id, before its package was imported
+    _quiet_mujoco(env_id)
+    if has_action_masks(env_id, **kwargs): wrappers = [*wrappers, ActionMasks]   # its legal actions in its observations
     if wrappers and mode in (None, 'vector_entry_point'): mode = 'sync'
     if mode is None and n_envs < _SYNC_BELOW: mode = 'sync'
     vector_kwargs = dict(worker=_guarded_worker) if mode == 'async' else None
-    if env_id not in gym.registry: register_installed()   # an Atari or MinAtar id, before its package was imported
-    _quiet_mujoco(env_id)
     try:
         return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs,
                             wrappers=list(wrappers) or None, **kwargs)

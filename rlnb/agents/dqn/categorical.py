@@ -12,6 +12,7 @@ from torch import nn
 from ...core import Step, check_fields, FINITE, POSITIVE_INT, BOOL
 from ...memory.experience_replay import ReplayBatch
 from ...nets import flatten_obs, body
+from ...agent import action_mask, masked
 from .double import DoubleBootstrap
 
 
@@ -44,7 +45,8 @@ class CategoricalQNetwork(nn.Module):
         h = self.body(flatten_obs(obs) if self.flat else obs)
         logits_BAZ = self.head(h).view(-1, self.n_actions, self.n_atoms)
         if self.value is not None: logits_BAZ = self.value(h)[:, None] + logits_BAZ - logits_BAZ.mean(1, keepdim=True)
-        return {'q': (logits_BAZ.softmax(-1) * self.support).sum(-1), 'logits': logits_BAZ}
+        q_BA = (logits_BAZ.softmax(-1) * self.support).sum(-1)
+        return {'q': q_BA if (m := action_mask(obs)) is None else masked(q_BA, m), 'logits': logits_BAZ}
 
 # %% ../../../nbs/10e_agents.dqn.categorical.ipynb #c13aae82
 def project_distribution(p_BZ,                                 # next-state distributions over the atoms

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from ...core import Step, check_fields, POSITIVE_INT, BOOL
 from ...memory.experience_replay import ReplayBatch
 from ...nets import flatten_obs, body
+from ...agent import action_mask, masked
 from .double import DoubleBootstrap
 
 
@@ -54,7 +55,8 @@ class QuantileQNetwork(nn.Module):
         h = self.body(flatten_obs(obs) if self.flat else obs)
         th_BAN = self.head(h).view(-1, self.n_actions, self.n_quantiles)
         if self.value is not None: th_BAN = self.value(h)[:, None] + th_BAN - th_BAN.mean(1, keepdim=True)
-        return {'q': th_BAN.mean(-1), 'quantiles': th_BAN}
+        q_BA = th_BAN.mean(-1)
+        return {'q': q_BA if (m := action_mask(obs)) is None else masked(q_BA, m), 'quantiles': th_BAN}
 
 # %% ../../../nbs/10g_agents.dqn.quantile.ipynb #47240ca6
 class QRLoss:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+from .core import tree_map
 
 # %% auto #0
 __all__ = ['ActingPolicy', 'check_exportable', 'export_onnx', 'export_torchscript', 'sample_obs', 'parity', 'export_learner']
@@ -19,12 +20,15 @@ __all__ = ['ActingPolicy', 'check_exportable', 'export_onnx', 'export_torchscrip
 class ActingPolicy(nn.Module):
     """An agent's greedy acting as one module: `obs` (and a recurrent agent's state) in; the action, the selector's
     outputs by name, and the next state out"""
-    def __init__(self, agent):                        # an `Agent` or `RecurrentAgent` (`learn.evaluator.eval_agent`)
+    def __init__(self,
+                 agent,                               # an `Agent` or `RecurrentAgent` (`learn.evaluator.eval_agent`)
+                 masked: bool = False):               # its observations carry an action mask: a second input
         super().__init__()
         # the model as a submodule: its weights are the graph's
-        self.agent, self.model, self.info_names = agent, agent.model, None
+        self.agent, self.model, self.info_names, self.masked = agent, agent.model, None, masked
 
     def forward(self, obs, *state):
+        if self.masked: obs, state = {'observation': obs, 'action_mask': state[0]}, state[1:]   # the mask's input
         if self.agent.recurrent: out, state = self.agent.forward(obs, list(state))
         else: out, state = self.agent.forward(obs), []
         action, info = self.agent.selector(out, True)
@@ -32,13 +36,19 @@ class ActingPolicy(nn.Module):
         return (action, *(info[k] for k in self.info_names), *state)
 
 # %% ../nbs/19d_export.ipynb #13c9c3a1
+def _masked_obs(obs) -> bool:
+    "Whether `obs` is a batch of masked observations: tensors `observation` and `action_mask`, nothing else"
+    return (isinstance(obs, dict) and set(obs) == {'observation', 'action_mask'}
+            and all(isinstance(v, torch.Tensor) for v in obs.values()))
+
+# %% ../nbs/19d_export.ipynb #13c9c3ab
 def check_exportable(agent,                          # the agent to export
                      obs_example):                   # a batch of its observations
     "Refuse, in one line, an agent that cannot be written as one graph of tensors"
-    if not isinstance(obs_example, torch.Tensor):
-        raise ValueError(f"Export takes a policy that reads one observation tensor; this one reads "
-                         f"{type(obs_example).__name__} observations "
-                         f"(a board game's board and legal moves): not supported yet.")
+    if not (isinstance(obs_example, torch.Tensor) or _masked_obs(obs_example)):
+        raise ValueError(f"Export takes a policy that reads one observation tensor (with an action mask, its second "
+                         f"input); this one reads {type(obs_example).__name__} observations"
+                         f"{f' with keys {sorted(obs_example)}' if isinstance(obs_example, dict) else ''}.")
     if not isinstance(getattr(agent, 'model', None), nn.Module):
         raise ValueError(f'{type(agent).__name__} has no network to export.')
 
@@ -46,11 +56,13 @@ def check_exportable(agent,                          # the agent to export
 def _traced_io(agent, obs_example) -> tuple:
     "The policy module, its example inputs, and the input and output names"
     check_exportable(agent, obs_example)
-    pol = ActingPolicy(agent).eval()
-    state = list(agent.model.initial_state(obs_example.shape[0])) if agent.recurrent else []
-    with torch.no_grad(): pol(obs_example, *state)   # fixes the output names
-    inputs = ['obs', *(f'state_{i}' for i in range(len(state)))]
-    return pol, (obs_example, *state), inputs, ['action', *pol.info_names,
+    m = _masked_obs(obs_example)
+    x = (obs_example['observation'], obs_example['action_mask']) if m else (obs_example,)
+    pol = ActingPolicy(agent, m).eval()
+    state = list(agent.model.initial_state(x[0].shape[0])) if agent.recurrent else []
+    with torch.no_grad(): pol(*x, *state)   # fixes the output names
+    inputs = ['obs', *(['action_mask'] if m else []), *(f'state_{i}' for i in range(len(state)))]
+    return pol, (*x, *state), inputs, ['action', *pol.info_names,
                                                 *(f'next_state_{i}' for i in range(len(state)))]
 
 # %% ../nbs/19d_export.ipynb #d0b77505
@@ -82,9 +94,11 @@ def sample_obs(space,                                # the observation space
                n: int = 1000,                        # how many
                seed: int = 0                         # seeds the space's sampler
               ) -> torch.Tensor:
-    "`n` observations drawn from `space`, as one batch"
+    "`n` observations drawn from `space`, as one batch (a dict of batches for a `Dict` space)"
     space.seed(seed)
-    return torch.as_tensor(np.stack([space.sample() for _ in range(n)]))
+    xs = [space.sample() for _ in range(n)]
+    if isinstance(xs[0], dict): return {k: torch.as_tensor(np.stack([x[k] for x in xs])) for k in xs[0]}
+    return torch.as_tensor(np.stack(xs))
 
 # %% ../nbs/19d_export.ipynb #8e19e828
 def parity(agent,                                    # the exported agent
@@ -121,7 +135,7 @@ def export_learner(learn,                            # a learner (e.g. loaded fr
                                                          'board game\'s agent reads a board and its legal moves: not '
                                                          'supported yet.')
     agent, obs = learn.evaluator.eval_agent, sample_obs(envs.single_observation_space, n)
-    obs = obs.float() if obs.dtype == torch.float64 else obs
+    obs = tree_map(lambda x: x.float() if x.dtype == torch.float64 else x, obs)
     out = {}
     for fmt, path, f in (('onnx', onnx, export_onnx), ('torchscript', torchscript, export_torchscript)):
         if path is None: continue
@@ -130,5 +144,5 @@ def export_learner(learn,                            # a learner (e.g. loaded fr
             except ImportError:
                 raise ValueError('ONNX export needs onnx and onnxruntime: pip install "rlnb[export]"') from None
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        out[fmt] = dict(path=str(path), **f(agent, obs[:2], path), **parity(agent, path, obs))
+        out[fmt] = dict(path=str(path), **f(agent, tree_map(lambda x: x[:2], obs), path), **parity(agent, path, obs))
     return out

@@ -81,6 +81,7 @@ def renorm_mlp(sizes: list,                         # layer widths, input first
     return nn.Sequential(*[m for i, o in zip(sizes[:-1], sizes[1:]) for m in (bn(i), nn.Linear(i, o), act())],
                          bn(sizes[-1]))
 
+# %% ../../nbs/12d_agents.crossq.ipynb #12d0018b
 def crossq_nets(obs_example,                        # a batch of observations, for the input sizes
                 act_dim: int,                       # action dimensions
                 hidden=(256, 256),                  # the actor's hidden layers

@@ -13,7 +13,8 @@ its range, in wall time and in process CPU time; rlnb runs without its final eva
 
 Quality (--quality): the same seeds for rlnb's preset and SB3 with the same hyperparameters, evaluated every
 --eval-every env steps with --eval-episodes deterministic episodes (20); prints the first env step at which the mean
-reached --threshold and the last evaluation's mean, per seed, for both. Runs go to --steps (--stop: to the first solving evaluation). With --env HalfCheetah-v5
+reached --threshold and the last evaluation's mean, per seed, for both, and each final agent's mean on the same
+--eval-episodes episodes (`rlnb_final`, `sb3_final`: 10 envs seeded seed + 20,000 on both sides). Runs go to --steps (--stop: to the first solving evaluation). With --env HalfCheetah-v5
 both use the zoo's MuJoCo settings (learning_starts 10,000).
 
 Same updates (--same-updates): rlnb's losses and SB3's train() from the same weights, on the same batches and normal draws,
@@ -51,6 +52,7 @@ def run_rlnb(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episo
     t0 = clock(); learn.train(); wall, cpu = since(t0)
     ev = learn.evaluator
     out = dict(wall=wall, cpu=cpu, solved_at=ev.solved_at, evals=list(learn.metrics.series.get('eval_return', ([], []))[1]))
+    if eval_every: out['final'] = same_episodes(lambda o: learn.evaluator.eval_agent.act(o, deterministic=True)[0], env, episodes, seed)
     learn.close()
     return out
 
@@ -103,7 +105,16 @@ def run_sb3(algo, env, cfg, steps, seed, eval_every=None, threshold=None, episod
     model = sb3_model(algo, env, cfg, seed)
     ev = SB3Eval(model, env, eval_every, episodes, threshold, seed + 10_000, stop) if eval_every else None
     t0 = clock(); model.learn(steps, callback=ev.cb if ev else None); wall, cpu = since(t0)
-    return dict(wall=wall, cpu=cpu, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [])
+    final = same_episodes(lambda o: torch.as_tensor(model.predict(o.numpy(), deterministic=True)[0]), env, episodes, seed) if ev else None
+    return dict(wall=wall, cpu=cpu, solved_at=ev.solved_at if ev else None, evals=ev.evals if ev else [], final=final)
+
+def same_episodes(act, env, episodes, seed):
+    "The final agent's mean return on the same `episodes` episodes for both sides (10 envs seeded `seed + 20,000`)"
+    from rlnb.data.gym import make_envs
+    from rlnb.data.eval import evaluate
+    class Agent:
+        def act(self, obs, deterministic=True): return act(obs), {}
+    return round(evaluate(make_envs(env, 10), Agent(), episodes, seed=seed + 20_000).mean, 1)
 
 def _mlp(sizes, out_act=None):
     layers = []
@@ -298,7 +309,8 @@ def quality(a):
         b = run_bare(a.algo, a.env, cfg, a.steps, seed, a.eval_every, thr, a.eval_episodes, a.stop) if 'bare' in a.sides else None
         r, s, b = (x or dict(solved_at=None, evals=[], wall=0.) for x in (r, s, b))
         rows.append(dict(seed=seed, rlnb_solved_at=r['solved_at'], sb3_solved_at=s['solved_at'], rlnb_last=round(r['evals'][-1], 1) if r['evals'] else None,
-                         sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1), bare_solved_at=b['solved_at']))
+                         sb3_last=round(s['evals'][-1], 1) if s['evals'] else None, rlnb_final=r.get('final'), sb3_final=s.get('final'),   # *_final: the same episodes for both
+                         rlnb_s=round(r['wall'], 1), sb3_s=round(s['wall'], 1), bare_solved_at=b['solved_at']))
         print(rows[-1], flush=True)
     med = lambda k: statistics.median([x[k] if x[k] is not None else float('inf') for x in rows])
     return dict(algo=a.algo, env=a.env, threshold=a.threshold, eval_every=a.eval_every, steps=a.steps, rows=rows,

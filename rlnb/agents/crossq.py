@@ -97,8 +97,8 @@ def crossq_nets(obs_example,                        # a batch of observations, f
 
 # %% ../../nbs/12d_agents.crossq.ipynb #12d00021
 class CrossQCriticLoss(CriticLoss):
-    """Both critics against `r + γ (1 - terminated) (min Q(s', a') - α log π(a'|s'))`, with (s, a) and (s', a') in one
-    batch through the critics; no target critics"""
+    """Both critics against `r + γ (1 - terminated) (min Q(s', a') - α log π(a'|s'))`, (s, a) and (s', a') through
+    the critics as one batch; no target critics"""
     def __init__(self,
                  nets: SACNets,                        # `crossq_nets`: the actor, critics and temperature
                  low,                                  # the action space's lower bounds

@@ -116,23 +116,24 @@ def step(self: ActionMasks,
     return self._obs(obs, info, term or trunc), r, term, trunc, info
 
 # %% ../../nbs/05_data.gym.ipynb #4ef71930
-_MASKED = {}   # env id -> whether its envs say which actions are legal
+_MASKED = {}   # (env id, its arguments) -> whether its envs say which actions are legal
 
 def has_action_masks(env_id: str,                  # a registered id
                      **kwargs) -> bool:            # the env's constructor arguments
     "Whether `env_id`'s env has `action_masks()` or puts `action_mask` in its reset info (False if it cannot be made)"
-    if env_id not in _MASKED:
+    key = (env_id, repr(sorted(kwargs.items())))
+    if key not in _MASKED:
         try:
             e = gym.make(env_id, **kwargs)
             try:
                 u = e.unwrapped
-                _MASKED[env_id] = (isinstance(e.action_space, gym.spaces.Discrete) and
+                _MASKED[key] = (isinstance(e.action_space, gym.spaces.Discrete) and
                                    not (isinstance(e.observation_space, gym.spaces.Dict) and
                                         'action_mask' in e.observation_space.spaces) and
                                    (hasattr(u, 'action_masks') or 'action_mask' in e.reset(seed=0)[1]))
             finally: e.close()
         except Exception: return False   # make_envs says why, with the registry's words
-    return _MASKED[env_id]
+    return _MASKED[key]
 
 # %% ../../nbs/05_data.gym.ipynb #d591a187
 def make_envs(env_id: str | Sequence[Callable],  # a registered id, or a list of functions that each make one env

@@ -36,6 +36,7 @@ from .data.heuristics import *
 from .data.pixels import *
 from .data.policy import *
 from .data.vector import *
+from .data.goals import *
 
 
 # %% ../nbs/99_all.ipynb #69947135
@@ -44,6 +45,7 @@ from .memory.experience_replay import *
 from .memory.sequence import *
 from .memory.monitor import *
 from .memory.episode import *
+from .memory.her import *
 from .memory.frames import *
 from .memory.dataset import *
 from .nets import *

@@ -192,7 +192,7 @@ def continuous_learner(cfg: ContinuousConfig,        # the run's config
                         seed: TransitionCollector(envs, agent, seed=seed, timeout=cfg.execution.env_timeout),
                         seeds[2].int() % 2**31)
     example = example_step(envs, version=cfg.execution.runners > 0)
-    replay, monitor_cbs = cfg.monitored_replay(lambda m: ExperienceReplay(
+    replay, monitor_cbs = cfg.replay_of(envs, run.env_id, seeds[3].int(), lambda m: ExperienceReplay(
         cfg.buffer, cfg.bs, UniformSampler(seeds[3].int(), replacement=True), device=cfg.torch_device, example=example,
         monitor=m))
     data = OffPolicyBatches(col, replay, cfg.learning_starts, cfg.train_every, cfg.updates)

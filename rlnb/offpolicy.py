@@ -17,6 +17,8 @@ from .callback import Callback
 from .data.collector import find_collector
 from .memory.experience_replay import ExperienceReplay, ReplayBatch
 from .memory.monitor import ReplayMonitor, ReplayMonitorCallback
+from .memory.her import HER, HerReplay
+from .data.goals import goal_functions
 from .rl import RunConfig
 
 # %% auto #0
@@ -132,12 +134,15 @@ class OffPolicyConfig(ReplayConfig):
     max_use: int | None = None    # evict a stored transition after this many samples (None: never)
     # evict a stored transition collected more than this many policy versions ago (None: never)
     max_age: int | None = None
+    her: object = None            # `HER(strategy, n_sampled_goal)`: a goal env's goals relabelled in hindsight, or None
 
     def __post_init__(self):
         ReplayConfig.__post_init__(self)
         check_fields(self, train_every=POSITIVE_INT, replay_monitor=NON_NEGATIVE_INT,
                      **dict.fromkeys(('max_use', 'max_age'),
-                                     (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')))
+                                     (lambda v: v is None or POSITIVE_INT[0](v), 'None or a positive integer')),
+                     her=(lambda v: v is None or isinstance(v, HER), 'None or a `HER`'))
+        if self.her is not None: self._check_her()
 
 # %% ../nbs/07f_offpolicy.ipynb #e0dc8f2f
 @patch
@@ -155,3 +160,31 @@ def monitored_replay(self: OffPolicyConfig,
     if not (self.replay_monitor or self.max_use or self.max_age): return make(None), []
     replay = make(ReplayMonitor(self.max_use, self.max_age))
     return replay, [ReplayMonitorCallback(replay, self.replay_monitor or None)]
+
+# %% ../nbs/07f_offpolicy.ipynb #her07f01
+@patch
+def _check_her(self: OffPolicyConfig):
+    "Refuse what hindsight replay cannot be combined with, naming the setting"
+    name, e = type(self).__name__, self.execution
+    if self.replay_monitor or self.max_use or self.max_age:
+        raise ValueError(f'{name}: her keeps whole episodes, which a replay monitor does not read or evict: drop '
+                         'replay_monitor, max_use and max_age, or her.')
+    if e.runners: raise ValueError(f"{name}: her keeps each env's episode apart by env id, and runners' envs share "
+                                   'ids: train with runners=0, or drop her.')
+
+# %% ../nbs/07f_offpolicy.ipynb #her07f1b
+@patch
+def replay_of(self: OffPolicyConfig,
+              envs,                           # the run's envs: with `her`, a goal env's reward comes from them
+              env_id: str | None,             # their id (a fresh env lends the reward where `envs` cannot)
+              seed: int,                      # seeds a `HerReplay`'s draws
+              make: Callable                  # `make(monitor)`: the run's replay without `her`
+             ) -> tuple:
+    "`(replay, callbacks)`: `monitored_replay(make)`, or with `her` a `HerReplay` of `envs`' goals"
+    if self.her is None: return self.monitored_replay(make)
+    fns, T = goal_functions(envs, env_id), getattr(envs.spec, 'max_episode_steps', None)
+    if T and self.learning_starts < envs.num_envs * T:
+        raise ValueError(f'{type(self).__name__}.learning_starts = {self.learning_starts:,}: her samples whole '
+                         f'episodes only; with {envs.num_envs} envs of {T} steps set learning_starts >= '
+                         f'{envs.num_envs * T:,}.')
+    return HerReplay(self.buffer, self.bs, *fns, self.her, seed, self.torch_device), []

@@ -32,6 +32,7 @@ from .agents.crossq import CrossQConfig
 from .zoo import ZOO
 from .agents.selfplay import SelfPlayConfig, SelfOpponent, PoolOpponent, RivalOpponent
 from .data.policy import run_policy
+from .memory.her import HER
 
 
 # %% auto #0
@@ -42,7 +43,7 @@ __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'config_data', 'part_valu
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
                                   HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution, Clip,
                                   SelfOpponent, PoolOpponent, RivalOpponent, LearnedTemperature,
-                                  FixedTemperature, Smoothing)}   # config.json's
+                                  FixedTemperature, Smoothing, HER)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -55,7 +56,8 @@ WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     clipping=dict(none=None, clip=Clip),
     opponent=dict(self=SelfOpponent, pool=PoolOpponent, rival=RivalOpponent),
     temperature=dict(learned=LearnedTemperature, fixed=FixedTemperature),
-    smoothing=dict(none=None, gaussian=Smoothing))
+    smoothing=dict(none=None, gaussian=Smoothing),
+    her=dict(none=None, future=HER, final=partial(HER, 'final'), episode=partial(HER, 'episode')))
 
 def config_data(cfg: RunConfig                       # a config (its parts too)
                ) -> dict:
@@ -314,6 +316,15 @@ _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,)
                                # bench/selfplay.py's mirror runs (90_benchmarks)
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')
 
+# goal envs, with hindsight replay: the zoo's her.yml for FetchReach (its v1; no VecNormalize, no time feature); ours
+# for bit flipping (solved in 3,000 env steps: 18b_hindsight)
+_FETCH_SAC = SACConfig(total_steps=20_000, lr=1e-3, bs=256, buffer=1_000_000, gamma=0.95, learning_starts=1_000,
+                       hidden=(64, 64), her=HER('future', 4), eval_every=2_000, eval_episodes=20, threshold=None)
+_BITS_DQN = DQNConfig(total_steps=3_000, n_envs=1, lr=1e-3, bs=128, buffer=10_000, learning_starts=300, gamma=0.98,
+                      hidden=(256,), train_every=1, updates=2, target=HardTarget(250), head=LinearHead('mse'),
+                      exploration=EpsilonGreedy(1., 0.02, 0.2), her=HER('future', 4), eval_every=1_000,
+                      eval_episodes=20, threshold=None)
+
 ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('ppo', 'Pendulum-v1',
            PPOConfig(total_steps=200_000, n_envs=4, n_steps=512, bs=64, n_epochs=10, lr=1e-3, lr_schedule='constant',
@@ -327,6 +338,9 @@ ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored '
                                                              'batches; evaluated against the lookahead player'),
     *[Preset(a, e, c, f"{a} on {e}: rl-baselines3-zoo's {src}") for (a, e), (c, src) in ZOO.items()],   # 19a
+    Preset('sac', 'FetchReach-v4', _FETCH_SAC, 'SAC with hindsight replay on a goal env: rl-baselines3-zoo\'s '
+                                               'her.yml (pip install "rlnb[robotics]")'),
+    Preset('dqn', 'rlnb/BitFlipping-v0', _BITS_DQN, 'DQN with hindsight replay on 15 bits: our settings (18b)'),
 ]}
 
 # %% ../nbs/19b_presets.ipynb #b7acb034

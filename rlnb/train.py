@@ -111,6 +111,7 @@ def _summary(learn: Learner, out: Path, seed: int, video: bool, wall: float, fin
              first_env_step_eval_ge_threshold=ev.solved_at * k if ev.solved_at is not None else None,
              threshold=cfg.threshold, best_eval_mean=best.best, best_env_step=best.best_step, out=str(out))
     if isinstance(final, BattleResult): s |= dict(final_first=final.first, final_second=final.second)   # each seat's
+    elif (won := getattr(final, 'successes', None)) is not None: s['final_eval_success'] = sum(won) / len(won)   # goals
     games = partial(_one_game, env)
     if video and isinstance(final, BattleResult):   # a game per seat
         s['videos'] = _videos(record_games(games, ev.eval_agent, ev.opponent, out/'videos', seed=seed))

@@ -33,6 +33,20 @@ class EvalResult(NamedTuple):
     max: float
     returns: list
     lengths: list
+    successes: list | None = None   # each episode's `info['is_success']` at its end (goal envs); None: the env has none
+
+def _success(info: dict,                     # a vector env's info of one step
+             i: int                          # an env that ended an episode there
+            ) -> bool | None:
+    "Env `i`'s `info['is_success']` at this step, or None where it says none"
+    if 'is_success' not in info or not info.get('_is_success', np.ones(i + 1, bool))[i]: return None
+    return bool(info['is_success'][i])
+
+def _result(got: list) -> EvalResult:        # each env's `(return, length, success)` per episode
+    eps = [e for g in got for e in g]
+    rets, succ = [r for r, _, _ in eps], [s for *_, s in eps]
+    return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets,
+                      [n for _, n, _ in eps], None if None in succ else succ)
 
 # %% ../../nbs/05c_data.eval.ipynb #50e689be
 def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset here)
@@ -56,17 +70,15 @@ def evaluate(envs: gym.vector.VectorEnv,           # the evaluation envs (reset 
         if recurrent:
             act, _, state = agent.act(to_tensor(obs), state, torch.from_numpy(start), deterministic=deterministic)
         else: act, _ = agent.act(to_tensor(obs), deterministic=deterministic)
-        obs, rew, term, trunc, _ = step_envs(envs, act.cpu().numpy(), timeout)
+        obs, rew, term, trunc, info = step_envs(envs, act.cpu().numpy(), timeout)
         valid = ~autoreset
         start = autoreset   # an auto-reset row returns the first observation of the next episode
         ret += np.where(valid, rew, 0.); length += valid
         autoreset = term | trunc
         for i in np.flatnonzero(autoreset & valid):
-            if len(got[i]) < quota[i]: got[i].append((float(ret[i]), int(length[i])))
+            if len(got[i]) < quota[i]: got[i].append((float(ret[i]), int(length[i]), _success(info, i)))
             ret[i], length[i] = 0., 0
-    rets = [r for g in got for r, _ in g]
-    return EvalResult(float(np.mean(rets)), float(np.std(rets)), float(np.min(rets)), float(np.max(rets)), rets,
-                      [n for g in got for _, n in g])
+    return _result(got)
 
 # %% ../../nbs/05c_data.eval.ipynb #45980cfe
 class EvalCallback(Callback):
@@ -120,8 +132,9 @@ def record(self: EvalCallback,
            res: EvalResult,                          # an evaluation's result
            env_step: int                             # the env step of the weights it evaluated
           ) -> EvalResult:
-    "Log `res` at `env_step` (`eval_return`, `eval_std`) and note `solved_at`"
+    "Log `res` at `env_step` (`eval_return`, `eval_std`, and `eval_success` where the env says it) and note `solved_at`"
     self.learn.metrics.log('eval_return', res.mean, env_step); self.learn.metrics.log('eval_std', res.std, env_step)
+    if res.successes is not None: self.learn.metrics.log('eval_success', float(np.mean(res.successes)), env_step)
     if self.threshold is not None and self.solved_at is None and res.mean >= self.threshold: self.solved_at = env_step
     self.last, self.last_step = res, env_step
     return res

@@ -6,7 +6,7 @@ Docs: https://rlnb.github.io/rlnb/data.gym.html.md"""
 
 # %% ../../nbs/05_data.gym.ipynb #15e3302c
 from __future__ import annotations
-import importlib.util, multiprocessing, os, signal, sys, threading, time
+import contextlib, importlib.util, io, multiprocessing, os, signal, sys, threading, time
 from typing import Callable, Sequence
 from fastcore.basics import patch
 import numpy as np
@@ -60,26 +60,32 @@ _PACKAGES = {'ALE': 'the atari extra: `pip install "rlnb[atari]"`', 'MinAtar': '
 
 _SYNC_BELOW = 4   # with mode None, fewer envs than this step in a SyncVectorEnv even where the env has a vector version
 
-_PROBE = {'atari': 'ALE/Pong-v5', 'minatar': 'MinAtar/Breakout-v1'}   # an id each family registers
+# an id each family registers, and the package that has them
+_PROBE = {'atari': 'ALE/Pong-v5', 'minatar': 'MinAtar/Breakout-v1', 'robotics': 'FetchReach-v4',
+          'goals': 'rlnb/BitFlipping-v0'}
+_PACKAGE = {'atari': 'ale_py', 'minatar': 'minatar', 'robotics': 'gymnasium_robotics', 'goals': 'rlnb'}
 
-def register_envs(family: str                   # 'atari' (ale-py's ids) or 'minatar'
+def _register(family: str):
+    if family == 'atari': import ale_py; gym.register_envs(ale_py)
+    elif family == 'minatar': import minatar.gym; minatar.gym.register_envs()
+    elif family == 'robotics':
+        with contextlib.redirect_stderr(io.StringIO()): import gymnasium_robotics   # (it prints a note on Adroit)
+        gym.register_envs(gymnasium_robotics)
+    else: gym.register('rlnb/BitFlipping-v0', 'rlnb.data.goals:BitFlippingEnv', max_episode_steps=15)   # 05n's
+
+def register_envs(family: str                   # 'atari' (ale-py's ids), 'minatar', 'robotics' or 'goals' (rlnb's)
                  ) -> bool:
-    "Register the gymnasium ids of `family`'s games (once), or say which extra to install; whether they were new"
-    if family not in _PROBE: raise ValueError(f"register_envs knows 'atari' and 'minatar', not {family!r}.")
+    "Register the gymnasium ids of `family`'s envs (once), or say which extra to install; whether they were new"
+    if family not in _PROBE: raise ValueError(f"register_envs knows {', '.join(map(repr, _PROBE))}, not {family!r}.")
     if _PROBE[family] in gym.registry: return False
-    try:
-        if family == 'atari':
-            import ale_py; gym.register_envs(ale_py)
-        else:
-            import minatar.gym; minatar.gym.register_envs()
-    except ImportError as e: raise EnvError(f'{family} games need the {family} extra: pip install "rlnb[{family}]" '
+    try: _register(family)
+    except ImportError as e: raise EnvError(f'{family} envs need the {family} extra: pip install "rlnb[{family}]" '
                                             f'({e}).') from e
     return True
 
 def register_installed() -> bool:
-    "Register the games of every family whose package is installed (their ids exist only then); whether any were new"
-    return any([register_envs(f) for f in _PROBE
-                if importlib.util.find_spec({'atari': 'ale_py', 'minatar': 'minatar'}[f])])
+    "Register the envs of every family whose package is installed (their ids exist only then); whether any were new"
+    return any([register_envs(f) for f in _PROBE if importlib.util.find_spec(_PACKAGE[f])])
 
 # %% ../../nbs/05_data.gym.ipynb #90892bf0
 class ActionMasks(gym.Wrapper):

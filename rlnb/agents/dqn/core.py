@@ -204,6 +204,9 @@ def __post_init__(self: DQNConfig):
     if self.prioritized and (self.max_use or self.max_age):
         raise ValueError('DQNConfig.max_use and max_age evict from a uniformly sampled replay: set prioritized=None, '
                          'or drop the cap (replay_monitor alone works with both).')
+    if self.her and (self.prioritized or self.n_step > 1 or self.preprocess == 'atari'):
+        raise ValueError('DQNConfig.her samples uniformly, one step at a time, from a goal env: set prioritized=None '
+                         'and n_step=1, or drop her.')
     for part in (self.head, self.bootstrap, self.target, self.exploration):
         if hasattr(part, 'check'): part.check(self)
 
@@ -239,7 +242,8 @@ def dqn_callbacks(cfg: DQNConfig,                  # the run's config: its explo
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #56388524
 def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prioritized replay and monitor settings
                envs,                                  # the run's envs: their spaces shape the storage
-               seed: int                              # seeds the sampler
+               seed: int,                             # seeds the sampler
+               env_id: str | None = None              # their id (`her` may make one to read its reward function)
               ) -> tuple:
     "`(replay, callbacks)`: the replay, allocated now, and its monitor's callbacks; Atari's frames in a `FrameReplay`"
     sampler = cfg.prioritized.sampler(cfg.n_batches(), seed) if cfg.prioritized else None
@@ -251,7 +255,7 @@ def dqn_replay(cfg: DQNConfig,                        # the buffer, batch, prior
     example = example_step(envs, cfg.n_step > 1, version=cfg.execution.runners > 0)
     dev = cfg.torch_device
     replay = lambda m: ExperienceReplay(cfg.buffer, cfg.bs, sampler, device=dev, seed=seed, monitor=m, example=example)
-    return cfg.monitored_replay(replay)
+    return cfg.replay_of(envs, env_id, seed, replay)
 
 
 # %% ../../../nbs/10a_agents.dqn.core.ipynb #f1c9a1d3
@@ -278,7 +282,7 @@ def build(self: DQNConfig, run: Run) -> RLLearner:
         if cfg.n_step == 1 or cfg.preprocess == 'atari': return col   # a frame replay sums n-step returns itself
         return NStepReturns(col, cfg.n_step, cfg.gamma, n)
     src, col = collection(cfg, run.env_id, envs, agent, collector, seeds[2].int() % 2**31)
-    replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int())
+    replay, monitor_cbs = dqn_replay(cfg, envs, seeds[3].int(), run.env_id)
     data = OffPolicyBatches(src, replay, cfg.learning_starts, cfg.train_every, cfg.updates)
     ev = evaluator(cfg, run.env_id, eval_agent, seeds[4].int(), run.eval_envs)
     opt = partial(adam, eps=cfg.adam_eps)

@@ -32,8 +32,8 @@ class HER:
                                                              f"{', '.join(map(repr, STRATEGIES))}.")
         check_fields(self, n_sampled_goal=POSITIVE_INT)
 
-    @property
-    def n_relabelled(self) -> Callable: return lambda bs: bs * self.n_sampled_goal // (self.n_sampled_goal + 1)
+    def n_relabelled(self, bs: int                   # transitions in a batch: k/(k+1) of them are relabelled
+                    ) -> int: return bs * self.n_sampled_goal // (self.n_sampled_goal + 1)
 
 # %% ../../nbs/06h_memory.her.ipynb #6h000009
 class HerReplay:
@@ -73,7 +73,11 @@ def _gather(rows: list) -> Step:
 def _close(self: HerReplay, env: int):
     "Store env `env`'s finished episode whole, and remember where each of its slots' episode lies"
     self.episodes.add(_gather(self.open.pop(env)))
-    first, n = self.episodes.episodes[-1]
+    self._locate(*self.episodes.episodes[-1])
+
+@patch
+def _locate(self: HerReplay, first: int, n: int):
+    "Note, in each slot of the episode at `first..first+n-1` (wrapping), where that episode lies"
     slots = (first + np.arange(n)) % self.capacity
     self.first[slots], self.length[slots] = first, n
 
@@ -144,16 +148,14 @@ def sample(self: HerReplay,
 # %% ../../nbs/06h_memory.her.ipynb #6h000019
 @patch
 def state_dict(self: HerReplay) -> dict:
-    "The stored episodes (their generator too), the episodes under way, and where each slot's episode lies"
-    return dict(episodes=self.episodes.state_dict(), first=torch.from_numpy(self.first.copy()),
-                length=torch.from_numpy(self.length.copy()),
-                open={str(e): to_plain(_gather(r)) for e, r in self.open.items()})
+    "The stored episodes (their generator too) and the episodes under way; where each slot's episode lies follows"
+    return dict(episodes=self.episodes.state_dict(), open={str(e): to_plain(_gather(r)) for e, r in self.open.items()})
 
 @patch
 def load_state_dict(self: HerReplay,
                     st: dict):                # what `state_dict` returned
     self.episodes.load_state_dict(st['episodes'])
-    self.first[:], self.length[:] = st['first'].numpy(), st['length'].numpy()
+    for first, n in self.episodes.episodes: self._locate(first, n)
     self.open = {int(e): _rows(from_plain(s)) for e, s in st['open'].items()}
     return self
 

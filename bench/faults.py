@@ -362,7 +362,8 @@ def fuzz_cases() -> list:
     code = textwrap.dedent('''
         import json, sys
         from dataclasses import fields
-        from rlnb.presets import PRESETS, parse_settings
+        from rlnb.presets import PRESETS
+        from rlnb.settings import parse_settings
         from rlnb.request import asked_preset, check_request
         from rlnb.train import _build
         BAD = ('-1', '0', 'nan', 'inf', '1e30', 'abc', '', 'none', '-0.5', '2', 'true', '1,2', '99999999999999999999')

@@ -72,7 +72,7 @@ def main():
     add_save(ap)
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(',')]
-    from rlnb.presets import parse_settings
+    from rlnb.settings import parse_settings
     from rlnb.agents.selfplay import SelfPlayConfig
     changes = parse_settings(SelfPlayConfig(), a.set)
     with ProcessPoolExecutor(a.workers) as ex:

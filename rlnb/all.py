@@ -90,6 +90,7 @@ from .export import *
 from .hub import *
 from .tune import *
 from .presets import *
+from .settings import *
 from .request import *
 from .offline_presets import *
 from .finetune import *

@@ -17,7 +17,8 @@ from .learners import LearnerGroupError
 from .runs import RunInterrupted, command_line
 from .track import TRACKERS, tracking_of
 from .tune import run_study, SPACES
-from .presets import PRESETS, ENV_PRESETS, get_preset, parse_settings
+from .presets import PRESETS, ENV_PRESETS, get_preset
+from .settings import parse_settings
 from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint
 from .request import run_preset
 from .memory.dataset import read_dataset

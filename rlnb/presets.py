@@ -36,8 +36,8 @@ from .memory.her import HER
 
 
 # %% auto #0
-__all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'config_data', 'part_value', 'value_of', 'with_changes', 'Preset',
-           'get_preset', 'untuned_note', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy', 'parse_settings']
+__all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'config_data', 'part_value', 'value_of', 'with_changes', 'setting_kind',
+           'Preset', 'get_preset', 'untuned_note', 'run_meta', 'preset_of', 'loaded_learner', 'learner_policy']
 
 # %% ../nbs/19b_presets.ipynb #parts19b
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
@@ -160,6 +160,22 @@ def with_changes(cfg: RunConfig,                       # the config to start fro
             raise _no_field(cfg, slot, attr, name, part, algo)
         parts[slot] = replace(part, **{attr: _tuple(v)})
     return replace(cfg, **plain, **parts)
+
+
+# %% ../nbs/19b_presets.ipynb #parsest2
+def setting_kind(cfg: RunConfig,                     # the config
+                 name: str,                         # a `--set` name: a field, `part.field`, or an old flat name
+                 algo: str                          # the algorithm's name, for messages
+                ) -> str:
+    "The annotated type `--set name=...` is read as: a field's, a part's field's, or 'str' for a part's word"
+    slot, attr = _where(cfg, name)
+    if slot is None: raise _unknown(cfg, name, algo)
+    if slot in WORDS and not attr: return 'str'
+    if not attr: return next(str(f.type) for f in fields(cfg) if f.name == slot)
+    kinds = [getattr(c, 'func', c) for c in (getattr(cfg, slot), *WORDS[slot].values()) if c is not None]
+    types = [str(f.type) for c in kinds for f in fields(c) if f.name == attr]
+    if not types: raise _no_field(cfg, slot, attr, name, getattr(cfg, slot), algo)
+    return types[0]
 
 
 # %% ../nbs/19b_presets.ipynb #f6b2e58d
@@ -316,10 +332,7 @@ _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,)
                                # bench/selfplay.py's mirror runs (90_benchmarks)
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')
 
-# goal envs, with hindsight replay: the zoo's her.yml for FetchReach (its v1; no VecNormalize, no time feature); ours
-# for bit flipping (solved in 3,000 env steps: 18b_hindsight)
-_FETCH_SAC = SACConfig(total_steps=20_000, lr=1e-3, bs=256, buffer=1_000_000, gamma=0.95, learning_starts=1_000,
-                       hidden=(64, 64), her=HER('future', 4), eval_every=2_000, eval_episodes=20, threshold=None)
+# bit flipping with hindsight replay: our settings (it solves in 3,000 env steps: 18b); FetchReach's: the zoo's
 _BITS_DQN = DQNConfig(total_steps=3_000, n_envs=1, lr=1e-3, bs=128, buffer=10_000, learning_starts=300, gamma=0.98,
                       hidden=(256,), train_every=1, updates=2, target=HardTarget(250), head=LinearHead('mse'),
                       exploration=EpsilonGreedy(1., 0.02, 0.2), her=HER('future', 4), eval_every=1_000,
@@ -338,8 +351,6 @@ ENV_PRESETS = {(p.algo, p.env): p for p in [
     Preset('selfplay_dqn', 'connect_four_v3', _CONNECT_FOUR, 'Self-play DQN on Connect Four: convolutions, mirrored '
                                                              'batches; evaluated against the lookahead player'),
     *[Preset(a, e, c, f"{a} on {e}: rl-baselines3-zoo's {src}") for (a, e), (c, src) in ZOO.items()],   # 19a
-    Preset('sac', 'FetchReach-v4', _FETCH_SAC, 'SAC with hindsight replay on a goal env: rl-baselines3-zoo\'s '
-                                               'her.yml (pip install "rlnb[robotics]")'),
     Preset('dqn', 'rlnb/BitFlipping-v0', _BITS_DQN, 'DQN with hindsight replay on 15 bits: our settings (18b)'),
 ]}
 
@@ -432,60 +443,3 @@ def learner_policy(learn: RLLearner):               # a run's learner, its `meta
     agent = learn.evaluator.eval_agent
     if isinstance(learn.cfg, SelfPlayConfig) or learn.cfg.extended_obs: return agent
     return run_policy(agent, learn.meta['env'], learn.cfg.preprocess)
-
-# %% ../nbs/19b_presets.ipynb #ba4caa79
-_KINDS = {'int': ('an integer', '1000'), 'float': ('a number', '0.001'), 'bool': ('true or false', 'true'),
-          'tuple': ('comma-separated integers', '128,128'), 'str': ('a word', 'huber')}
-_UNITS = {'EnvSteps': 'int', 'LearnerSteps': 'int'}   # counts of steps (`rlnb.core`): integers
-
-# %% ../nbs/19b_presets.ipynb #23596bba
-def _read(text: str, kind: str):
-    "`text` as a value of the annotated type `kind`, or ValueError"
-    t, base = text.strip(), kind.replace(' | None', '').replace('None | ', '')
-    base = _UNITS.get(base, base)
-    if t.lower() in ('none', 'null') and 'None' in kind: return None
-    if base == 'bool':
-        if t.lower() in ('true', 'yes', '1', 'false', 'no', '0'): return t.lower() in ('true', 'yes', '1')
-        raise ValueError(t)
-    if base == 'int':
-        v = float(t.replace('_', ''))
-        if not v.is_integer(): raise ValueError(t)
-        return int(v)
-    if base == 'float': return float(t.replace('_', ''))
-    if base == 'tuple': return tuple(int(x) for x in t.strip('()[] ').split(',') if x.strip())
-    if base == 'str' and t: return t
-    raise ValueError(t)
-
-
-# %% ../nbs/19b_presets.ipynb #parsest2
-def _kind(cfg: RunConfig, name: str, algo: str) -> str:
-    "The annotated type `--set name=...` is read as: a field's, a part's field's, or 'str' for a part's word"
-    slot, attr = _where(cfg, name)
-    if slot is None: raise _unknown(cfg, name, algo)
-    if slot in WORDS and not attr: return 'str'
-    if not attr: return next(str(f.type) for f in fields(cfg) if f.name == slot)
-    kinds = [getattr(c, 'func', c) for c in (getattr(cfg, slot), *WORDS[slot].values()) if c is not None]
-    types = [str(f.type) for c in kinds for f in fields(c) if f.name == attr]
-    if not types: raise _no_field(cfg, slot, attr, name, getattr(cfg, slot), algo)
-    return types[0]
-
-
-# %% ../nbs/19b_presets.ipynb #parsest3
-def parse_settings(cfg: RunConfig,                       # the config whose field types read the values
-                   settings: list,                       # 'NAME=VALUE' strings
-                   algo: str = ''                        # the algorithm's name, for messages
-                  ) -> dict:
-    "`{name: value}` from `--set NAME=VALUE` strings, each value read as the type of `cfg`'s field"
-    out = {}
-    for s in settings:
-        name, eq, text = s.partition('=')
-        if not eq or not name: raise ValueError(f"--set takes NAME=VALUE (e.g. --set lr=0.001), got {s!r}.")
-        kind = _kind(cfg, name, algo)
-        try: out[name] = _read(text, kind)
-        except ValueError:
-            base = kind.replace(' | None', '')
-            what, eg = _KINDS.get(_UNITS.get(base, base), ('a value', ''))
-            none = ' or none' if 'None' in kind else ''
-            raise ValueError(f"--set {s}: {name} takes {what}{none} (e.g. --set {name}={eg}), "
-                             f"not {text!r}.") from None
-    return out

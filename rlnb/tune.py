@@ -10,7 +10,8 @@ import json, shutil, sys
 from pathlib import Path
 from .callback import Callback, Stop
 from .loop import CancelFitException
-from .presets import get_preset, parse_settings
+from .presets import get_preset
+from .settings import parse_settings
 from .runs import said
 
 # %% auto #0

@@ -11,6 +11,8 @@ from .agents.dqn.targets import HardTarget
 from .agents.dqn.quantile import Quantile
 from .agents.policy_gradient.ppo import PPOConfig, Clip
 from .agents.policy_gradient.a2c import A2CConfig
+from .agents.sac import SACConfig
+from .memory.her import HER
 
 # %% auto #0
 __all__ = ['ZOO', 'zoo_dqn', 'zoo_ppo', 'zoo_a2c']
@@ -133,3 +135,9 @@ ZOO |= {
                                 'a2c.yml (Adam for RMSprop)'),
     ('a2c', 'Acrobot-v1'): (zoo_a2c(5e5, normalize=True, n_envs=16, ent_coef=0., **_AB), 'a2c.yml (Adam for RMSprop)'),
 }
+
+# %% ../nbs/19a_zoo.ipynb #19a00022
+ZOO[('sac', 'FetchReach-v4')] = (SACConfig(total_steps=20_000, lr=1e-3, bs=256, buffer=1_000_000, gamma=0.95,
+                                           learning_starts=1_000, hidden=(64, 64), her=HER('future', 4),
+                                           eval_every=2_000, eval_episodes=20, threshold=None),
+                                 'her.yml (no VecNormalize; pip install "rlnb[robotics]")')

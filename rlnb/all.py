@@ -16,6 +16,7 @@ from .loss import *
 from .group import *
 from .learner import *
 from .metric import *
+from .demo import *
 from .agent import *
 from .actions import *
 from .data.snapshot import *

@@ -19,7 +19,8 @@ from .track import TRACKERS, tracking_of
 from .tune import run_study, SPACES
 from .presets import PRESETS, ENV_PRESETS, get_preset
 from .settings import parse_settings
-from .train import demo, train_run, resume_run, eval_checkpoint, export_checkpoint
+from .demo import demo
+from .train import train_run, resume_run, eval_checkpoint, export_checkpoint
 from .request import run_preset
 from .memory.dataset import read_dataset
 from .offline_presets import OFFLINE, offline_config

@@ -13,11 +13,9 @@ import gymnasium as gym
 from dataclasses import replace
 from pathlib import Path
 import torch
-from torch import nn
-import torchdata.nodes as tn
 import rlnb
-from .core import seed_everything, LEARNING_RATE, CheckpointError, load_checkpoint
-from .callback import Recorder, ProgressCallback, CSVLogger, CheckpointCallback, checkpoints
+from .core import seed_everything, CheckpointError, load_checkpoint
+from .callback import CSVLogger, CheckpointCallback, checkpoints
 from .rl import run_envs
 from .data.pixels import single_env
 from .data.battle import battle_players
@@ -25,7 +23,7 @@ from .data.games import play_games, game_frames, record_games
 from .data.heuristics import HEURISTICS, fixed_player
 from .agents.selfplay import SelfPlayConfig, BattleResult, make_game
 from .data.eval import evaluate, record_evaluation, episode_frames, save_gif, plot_returns
-from .learner import Learner, LinearData, stop_on_signals
+from .learner import Learner, stop_on_signals
 from .group import is_writer
 from .learners import LearnerGroup, LearnerGroupError
 from .runs import (BestCheckpointCallback, check_out, claimed_out, lock_run, check_free, newest_checkpoint,
@@ -42,40 +40,7 @@ from .presets import get_preset, with_changes, run_meta, preset_of, loaded_learn
 from .request import checked_request, check_periods, device_note, check_resume, refuse_video
 
 # %% auto #0
-__all__ = ['demo', 'train_run', 'resume_run', 'resume_from', 'checkpoint_of', 'load_agent', 'eval_checkpoint',
-           'export_checkpoint']
-
-# %% ../nbs/20_train.ipynb #ac2d84b7
-def demo(batches: int = 300,                   # batches to fit
-         lr: float = 0.1,                      # SGD learning rate
-         seed: int = 0,                        # seeds the data and the weights
-         out: str | Path = 'runs/demo',        # directory for metrics.csv and loss.png
-         progress: bool = True                 # show a progress bar
-        ) -> dict:
-    "Fit the linear-regression demo; write `metrics.csv` and `loss.png` into `out`; return a summary dict"
-    if not isinstance(batches, int) or batches < 1: raise ValueError(f'--batches must be at least 1, got {batches}.')
-    ok, allowed = LEARNING_RATE
-    if not ok(lr): raise ValueError(f'--lr must be {allowed}, got {lr}.')
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(seed)
-    cbs = [Recorder(), CSVLogger(out/'metrics.csv')] + ([ProgressCallback()] if progress else [])
-    learn = Learner(nn.Linear(1, 1), tn.Loader(LinearData(seed=seed)), nn.functional.mse_loss, opt_func=torch.optim.SGD,
-                    lr=lr, cbs=cbs)
-    t0 = time.perf_counter(); learn.fit(batches); wall = time.perf_counter() - t0
-    steps, losses = learn.metrics['loss']
-    _plot(steps, losses, out/'loss.png')
-    return dict(weight=learn.model.weight.item(), bias=learn.model.bias.item(), final_loss=losses[-1],
-                batches=batches, wall_s=round(wall, 3), out=str(out))
-
-# %% ../nbs/20_train.ipynb #dc4006d9
-def _plot(steps, values, path, ylabel='MSE loss'):
-    "Save a log-scale curve of `values` over `steps` to `path`"
-    import matplotlib
-    matplotlib.use('Agg', force=False)
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5, 3))
-    ax.semilogy(steps, values); ax.set_xlabel('opt_step'); ax.set_ylabel(ylabel)
-    fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
+__all__ = ['train_run', 'resume_run', 'resume_from', 'checkpoint_of', 'load_agent', 'eval_checkpoint', 'export_checkpoint']
 
 # %% ../nbs/20_train.ipynb #c41998a6
 def _plot_curve(metrics, path, threshold=None, frm=None):

@@ -333,7 +333,7 @@ _CONNECT_FOUR = SelfPlayConfig(total_steps=300_000, conv=(32, 32), hidden=(256,)
                                mirror=True, eval_every=50_000, eval_opponent='lookahead')
 
 # bit flipping with hindsight replay: our settings (it solves in 3,000 env steps: 18b); FetchReach's: the zoo's
-_BITS_DQN = DQNConfig(total_steps=3_000, n_envs=1, lr=1e-3, bs=128, buffer=10_000, learning_starts=300, gamma=0.98,
+_BITS_DQN = DQNConfig(total_steps=3_000, n_envs=1, lr=1e-3, bs=64, buffer=10_000, learning_starts=300, gamma=0.98,
                       hidden=(256,), train_every=1, updates=2, target=HardTarget(250), head=LinearHead('mse'),
                       exploration=EpsilonGreedy(1., 0.02, 0.2), her=HER('future', 4), eval_every=1_000,
                       eval_episodes=20, threshold=None)

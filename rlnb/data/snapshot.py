@@ -16,6 +16,7 @@ __all__ = ['env_snapshot', 'restore_env_snapshot']
 
 # %% ../../nbs/04c_data.snapshot.ipynb #538e94a9
 _CLASSIC = 'gymnasium.envs.classic_control'
+_PLAIN_ENVS = (_CLASSIC, 'rlnb.data.goals')   # envs whose whole state is plain attributes (05n's bit flipping too)
 # their state is numbers, flags and arrays
 _PLAIN_WRAPPERS = (gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker, HideObservation)
 # and `rlnb.data.pixels`' own
@@ -65,7 +66,7 @@ def _known(layers: list) -> bool:
     """Whether a snapshot takes the whole state of an env's layers: classic control under plain wrappers, or an Atari
     game under the preprocessing's wrappers"""
     inner, wrappers = type(layers[-1]).__module__, [type(w) for w in layers[:-1]]
-    if inner.startswith(_CLASSIC): return all(w in _PLAIN_WRAPPERS for w in wrappers)
+    if inner.startswith(_PLAIN_ENVS): return all(w in _PLAIN_WRAPPERS for w in wrappers)
     return inner.startswith('ale_py') and all(w in _PLAIN_WRAPPERS + _ATARI_WRAPPERS
                                               or w.__module__ == 'rlnb.data.pixels' for w in wrappers)
 

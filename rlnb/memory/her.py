@@ -8,6 +8,7 @@ Docs: https://rlnb.github.io/rlnb/memory.her.html.md"""
 from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
+import warnings
 from fastcore.basics import patch
 import numpy as np
 import torch
@@ -68,6 +69,21 @@ def _gather(rows: list) -> Step:
     leaves = [None if x is None else torch.stack([ls[j][i] for ls, _, i in rows]) for j, x in enumerate(rows[0][0])]
     return _pt.tree_unflatten(leaves, rows[0][1])
 
+# %% ../../nbs/06h_memory.her.ipynb #6h00009d
+def _follows(prev: tuple, row: tuple) -> bool:
+    "Whether `row`'s observation is `prev`'s next one (both as `_rows` gives them): the same episode going on"
+    (pl, ps, pi), (l, s, i) = prev, row
+    k = s.child(0).num_leaves                           # the observation's leaves come first, the next one's 4th
+    start = sum(ps.child(c).num_leaves for c in range(3))
+    return all(torch.equal(l[j][i], pl[start + j][pi]) for j in range(k))
+
+@patch
+def _cut(self: HerReplay, env: int):
+    "Drop env `env`'s episode under way, which did not go on (its collection restarted it): it cannot be completed"
+    n = len(self.open.pop(env))
+    warnings.warn(f'HerReplay: env {env} started a new episode before its episode under way ended (a resumed '
+                  f'collection restarts episodes of envs it cannot snapshot): its {n} transitions were dropped.')
+
 # %% ../../nbs/06h_memory.her.ipynb #6h000010
 @patch
 def _close(self: HerReplay, env: int):
@@ -89,6 +105,7 @@ def add(self: HerReplay,
     if step.env_id is None: raise ValueError('HerReplay.add needs env_id on each row, to keep episodes apart.')
     done, ids = (step.terminated | step.truncated).tolist(), step.env_id.tolist()
     for row, e, d in zip(_rows(step), ids, done):
+        if self.open.get(e) and not _follows(self.open[e][-1], row): self._cut(e)
         rows = self.open.setdefault(e, [])
         rows.append(row)
         if d: self._close(e)

@@ -343,7 +343,9 @@ def policy(self: LSTMActorCritic,
     is not run)"""
     x = flatten_obs(obs) if self.norm is None else self.norm(flatten_obs(obs))
     out, state = self._heads(x[None], state, torch.zeros(1, x.shape[0], dtype=torch.bool, device=x.device), value=False)
-    return {k: v[0] for k, v in out.items()}, state
+    out = {k: v[0] for k, v in out.items()}
+    if (m := action_mask(obs)) is not None: out['logits'] = masked(out['logits'], m)   # illegal actions: probability 0
+    return out, state
 
 # %% ../nbs/07_nets.ipynb #0645d059
 @patch
@@ -358,4 +360,7 @@ def forward(self: LSTMActorCritic,
     x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), obs_TB))
     x = (x if self.norm is None else self.norm(x)).view(T, B, -1)
     out, _ = self._heads(x, state, start_TB, value=True)
-    return {k: v.flatten(0, 1) for k, v in out.items()}
+    out = {k: v.flatten(0, 1) for k, v in out.items()}
+    if (m := action_mask(tree_map(lambda o: o.flatten(0, 1), obs_TB))) is not None:
+        out['logits'] = masked(out['logits'], m)
+    return out

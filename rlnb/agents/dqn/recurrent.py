@@ -14,7 +14,7 @@ import torch.nn.functional as F
 import torchdata.nodes as tn
 from ...core import (Seeder, tree_map, check_fields, POSITIVE_INT, NON_NEGATIVE_INT, BOOL, LAYERS, EnvSteps)
 from ...loss import LossCallback
-from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector
+from ...agent import RecurrentAgent, EpsilonGreedySelector, ArgmaxSelector, action_mask, masked
 from ...data.recurrent import RecurrentRolloutCollector
 from ...memory.sequence import Sequence, SequenceWindows, SequenceReplay, SequenceReplayBatches, sequence_batches
 from ...fast import adam
@@ -63,7 +63,8 @@ class LSTMQNetwork(nn.Module):
         T, B = start_TB.shape
         x = flatten_obs(tree_map(lambda o: o.flatten(0, 1), obs_TB))
         y, state = run_lstm(self.lstm, (x if self.norm is None else self.norm(x)).view(T, B, -1), state, start_TB)
-        return self.head(self.body(y)), state
+        q_TBA = self.head(self.body(y))
+        return (q_TBA if (m := action_mask(obs_TB)) is None else masked(q_TBA, m)), state   # illegal actions: `ILLEGAL`
 
 # %% ../../../nbs/10f_agents.dqn.recurrent.ipynb #4a50a0f7
 @patch

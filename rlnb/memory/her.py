@@ -87,8 +87,13 @@ def _cut(self: HerReplay, env: int):
 # %% ../../nbs/06h_memory.her.ipynb #6h000010
 @patch
 def _close(self: HerReplay, env: int):
-    "Store env `env`'s finished episode whole, and remember where each of its slots' episode lies"
-    self.episodes.add(_gather(self.open.pop(env)))
+    "Store env `env`'s finished episode whole (refused if it holds NaN or inf), and note where it lies"
+    ep = _gather(self.open.pop(env))
+    for name in ('obs', 'reward', 'next_obs'):
+        if not all(torch.isfinite(x).all() for x in _pt.tree_leaves(getattr(ep, name)) if x.is_floating_point()):
+            raise ValueError(f"Non-finite value in field '{name}' of an episode of env {env}: the episode was not "
+                             'stored. Fix the environment or its wrappers.')
+    self.episodes.add(ep)
     self._locate(*self.episodes.episodes[-1])
 
 @patch

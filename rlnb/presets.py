@@ -26,7 +26,7 @@ from .agents.policy_gradient.reinforce import ReinforceConfig
 from .agents.policy_gradient.a2c import A2CConfig
 from .agents.policy_gradient.impala import ImpalaConfig, APPOConfig
 from .agents.sac import SACConfig, LearnedTemperature, FixedTemperature
-from .agents.td3 import TD3Config, Smoothing
+from .agents.td3 import TD3Config, Smoothing, OrnsteinUhlenbeck
 from .agents.tqc import TQCConfig
 from .agents.crossq import CrossQConfig
 from .zoo import ZOO
@@ -43,7 +43,7 @@ __all__ = ['PARTS', 'WORDS', 'PRESETS', 'ENV_PRESETS', 'config_data', 'part_valu
 PARTS = {c.__name__: c for c in (LinearHead, Dueling, Categorical, Quantile, GreedyBootstrap, DoubleBootstrap,
                                   HardTarget, SoftTarget, EpsilonGreedy, Noisy, Prioritized, Execution, Clip,
                                   SelfOpponent, PoolOpponent, RivalOpponent, LearnedTemperature,
-                                  FixedTemperature, Smoothing, HER)}   # config.json's
+                                  FixedTemperature, Smoothing, HER, OrnsteinUhlenbeck)}   # config.json's
 
 WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     head=dict(linear=LinearHead, dueling=Dueling, categorical=Categorical, quantile=Quantile,
@@ -57,7 +57,8 @@ WORDS = dict(   # `--set SLOT=WORD`: the part each word makes (None: no part)
     opponent=dict(self=SelfOpponent, pool=PoolOpponent, rival=RivalOpponent),
     temperature=dict(learned=LearnedTemperature, fixed=FixedTemperature),
     smoothing=dict(none=None, gaussian=Smoothing),
-    her=dict(none=None, future=HER, final=partial(HER, 'final'), episode=partial(HER, 'episode')))
+    her=dict(none=None, future=HER, final=partial(HER, 'final'), episode=partial(HER, 'episode')),
+    noise_process=dict(none=None, ou=OrnsteinUhlenbeck))
 
 def config_data(cfg: RunConfig                       # a config (its parts too)
                ) -> dict:

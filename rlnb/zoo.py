@@ -12,6 +12,7 @@ from .agents.dqn.quantile import Quantile
 from .agents.policy_gradient.ppo import PPOConfig, Clip
 from .agents.policy_gradient.a2c import A2CConfig
 from .agents.sac import SACConfig
+from .agents.td3 import TD3Config, OrnsteinUhlenbeck
 from .memory.her import HER
 
 # %% auto #0
@@ -141,3 +142,9 @@ ZOO[('sac', 'FetchReach-v4')] = (SACConfig(total_steps=20_000, lr=1e-3, bs=256, 
                                            learning_starts=1_000, hidden=(64, 64), her=HER('future', 4),
                                            eval_every=2_000, eval_episodes=20, threshold=None),
                                  'her.yml (no VecNormalize; pip install "rlnb[robotics]")')
+
+# %% ../nbs/19a_zoo.ipynb #19a00025
+ZOO[('td3', 'MountainCarContinuous-v0')] = (TD3Config(total_steps=300_000, lr=1e-3, bs=256, buffer=1_000_000,
+                                                      learning_starts=100, gamma=0.99, hidden=(400, 300),
+                                                      action_noise=0.5, noise_process=OrnsteinUhlenbeck(),
+                                                      eval_every=30_000, eval_episodes=20, threshold=90.), 'td3.yml')

@@ -21,8 +21,8 @@ from ..group import group_randn
 from ..core import EnvSteps, LearnerSteps   # the units of the inherited fields, which show_doc reads here
 
 # %% auto #0
-__all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'smoothed_action', 'TD3Nets', 'TD3CriticLoss', 'TD3ActorLoss',
-           'Smoothing', 'TD3Config', 'td3_parts']
+__all__ = ['DeterministicActor', 'GaussianNoiseSelector', 'OrnsteinUhlenbeck', 'OUNoiseSelector', 'smoothed_action', 'TD3Nets',
+           'TD3CriticLoss', 'TD3ActorLoss', 'Smoothing', 'TD3Config', 'td3_parts']
 
 # %% ../../nbs/12b_agents.td3.ipynb #dac66235
 class DeterministicActor(MLPActor):
@@ -49,6 +49,36 @@ class GaussianNoiseSelector(BoxSelector):
                    ) -> torch.Tensor:
         if deterministic or self.sigma == 0: return out
         return (out + self.sigma * torch.randn(out.shape, generator=self.gen).to(out.device)).clamp(-1., 1.)
+
+# %% ../../nbs/12b_agents.td3.ipynb #ou12b002
+@dataclass(frozen=True)
+class OrnsteinUhlenbeck:
+    "Exploration noise as an Ornstein-Uhlenbeck process (Uhlenbeck and Ornstein 1930), SB3's constants"
+    theta: float = 0.15     # mean reversion rate
+    dt: float = 1e-2        # time step
+    def __post_init__(self): check_fields(self, theta=POSITIVE, dt=POSITIVE)
+
+class OUNoiseSelector(GaussianNoiseSelector):
+    "The actor's unit action plus an Ornstein-Uhlenbeck process per env and action (`process`), clipped to [-1, 1]"
+    def __init__(self,
+                 low,                                  # the action space's lower bounds
+                 high,                                 # the action space's upper bounds
+                 sigma: float = 0.1,                   # the process's noise scale σ, in unit actions
+                 process: OrnsteinUhlenbeck = OrnsteinUhlenbeck(),   # its θ and dt
+                 random_steps: int = 0,                # env steps acted uniformly at random first
+                 seed: int | None = 0):                # seeds the noise
+        super().__init__(low, high, sigma, random_steps, seed)
+        self.process, self.x = process, None           # x: the process's value `[B, A]`, from zeros
+    def unit_action(self,
+                    out,                               # the actor's unit actions `[B, A]`
+                    deterministic: bool                # the actor's action, without noise
+                   ) -> torch.Tensor:
+        if deterministic or self.sigma == 0: return out
+        th, dt, x = self.process.theta, self.process.dt, self.x if self.x is not None else torch.zeros(out.shape)
+        self.x = x - th * x * dt + self.sigma * dt ** 0.5 * torch.randn(out.shape, generator=self.gen)
+        return (out + self.x.to(out.device)).clamp(-1., 1.)
+    def state_dict(self) -> dict: return super().state_dict() | {'x': self.x}
+    def load_state_dict(self, state: dict): super().load_state_dict(state); self.x = state['x']; return self
 
 # %% ../../nbs/12b_agents.td3.ipynb #335615e4
 def smoothed_action(a_BA,                             # the target actor's unit actions
@@ -140,13 +170,15 @@ class TD3Config(ContinuousConfig):
     policy_delay: int = 2         # critic steps per actor step (and per target update)
     smoothing: object = Smoothing()  # target policy smoothing: a `Smoothing`, or None (DDPG)
     action_noise: float = 0.1     # σ: standard deviation of the exploration noise, in unit actions
+    noise_process: object = None  # None: white Gaussian noise; `OrnsteinUhlenbeck()`: correlated, its σ `action_noise`
     twin: bool = True             # two critics and the min of their targets (False: one, as DDPG)
 
 @patch
 def __post_init__(self: TD3Config):
     ContinuousConfig.__post_init__(self)
     check_fields(self, policy_delay=POSITIVE_INT, action_noise=NON_NEGATIVE, twin=BOOL,
-                 smoothing=(lambda v: v is None or type(v) is Smoothing, 'None or a `Smoothing`'))
+                 smoothing=(lambda v: v is None or type(v) is Smoothing, 'None or a `Smoothing`'),
+                 noise_process=(lambda v: v is None or type(v) is OrnsteinUhlenbeck, 'None or `OrnsteinUhlenbeck()`'))
 
 @patch(cls_method=True)
 def upgrade(cls: TD3Config,
@@ -175,7 +207,9 @@ def td3_parts(cfg: TD3Config,                        # the config
     critic = TD3CriticLoss(nets, t_actor, t_critic, low, high, cfg.gamma, noise, clip, cfg.lr, cfg.grad_clip,
                            seed=s[0].int())
     actor = TD3ActorLoss(nets, cfg.policy_delay, cfg.lr, cfg.grad_clip)
-    sel = GaussianNoiseSelector(space.low, space.high, cfg.action_noise, cfg.learning_starts, seed=s[1].int())
+    sel = (GaussianNoiseSelector(space.low, space.high, cfg.action_noise, cfg.learning_starts, seed=s[1].int())
+           if cfg.noise_process is None else
+           OUNoiseSelector(space.low, space.high, cfg.action_noise, cfg.noise_process, cfg.learning_starts, s[1].int()))
     soft = SoftUpdate(cfg.tau)
     cbs = [TargetNetworkCallback(t_critic, nets.critic, soft, after='actor'),
            TargetNetworkCallback(t_actor, nets.actor, soft, after='actor')]
